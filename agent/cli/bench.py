@@ -1,0 +1,43 @@
+"""`jarvis bench NAME`: run the benchmark tests/bench/bench_NAME.py, which prints one JSON object a figure."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+import typer
+
+BENCH_DIR = Path(__file__).resolve().parents[2] / "tests" / "bench"
+
+
+def available() -> list[str]:
+    """Benchmark names found in tests/bench/."""
+    return sorted(p.stem.removeprefix("bench_") for p in BENCH_DIR.glob("bench_*.py"))
+
+
+def run_bench(name: str, args: list[str]) -> None:
+    """Run one benchmark script in this process with its own argv."""
+    script = BENCH_DIR / f"bench_{name}.py"
+    if not script.exists():
+        raise typer.BadParameter(f"unknown benchmark {name!r}; available: {', '.join(available()) or 'none'}")
+    sys.path.insert(0, str(BENCH_DIR))
+    old_argv = sys.argv
+    sys.argv = [str(script), *args]
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    finally:
+        sys.argv = old_argv
+        sys.path.remove(str(BENCH_DIR))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `bench` command."""
+
+    @app.command(
+        "bench",
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+        help="Run a benchmark from tests/bench (prints one JSON object per figure).",
+    )
+    def bench(ctx: typer.Context, name: str = typer.Argument(..., help="Benchmark name, e.g. tasks, sim")) -> None:
+        run_bench(name, list(ctx.args))

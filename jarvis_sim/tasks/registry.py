@@ -1,0 +1,126 @@
+"""One registry for task families and their suites (LEGO assembly, VSP, GamiBench).
+
+A family owns a task-id prefix (`vsp/...`, `gamibench/...`; LEGO ids have none) and lists its suites.
+Families register themselves when `jarvis_sim.tasks.families` is imported, never by accident of
+import order; an unknown suite or task names the valid ones.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from jarvis_sim.tasks.question import QuestionItem
+from jarvis_sim.tasks.spec import TaskSpec
+
+
+class UnknownKeyError(KeyError):
+    """An unknown registry key; the message lists the valid ones."""
+
+    def __init__(self, what: str, key: str, valid: list[str]):
+        shown = ", ".join(valid[:30]) + (f", ... ({len(valid)} in all)" if len(valid) > 30 else "")
+        super().__init__(f"unknown {what} {key!r}; valid: {shown}")
+        self.what, self.key, self.valid = what, key, valid
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class SuiteInfo:
+    """A named, ordered list of tasks of one family."""
+
+    name: str
+    family: str
+    description: str
+
+
+class TaskFamily(ABC):
+    """A source of tasks: its suites, their task ids and loading a task by id."""
+
+    name: str = ""
+
+    @abstractmethod
+    def suites(self) -> list[SuiteInfo]:
+        """The suites this family offers."""
+
+    @abstractmethod
+    def task_ids(self, suite: str) -> list[str]:
+        """Task ids of a suite, in order."""
+
+    @abstractmethod
+    def owns(self, task_id: str) -> bool:
+        """True when this family's id scheme covers the id."""
+
+    @abstractmethod
+    def load(self, task_id: str) -> TaskSpec | QuestionItem:
+        """The task; unknown ids raise UnknownKeyError."""
+
+
+class QuestionFamily(TaskFamily):
+    """A family of question items, with the solvers behind the scripted and random agents."""
+
+    @abstractmethod
+    def load(self, task_id: str) -> QuestionItem:
+        """The question item."""
+
+    @abstractmethod
+    def scripted_answer(self, item: QuestionItem) -> str:
+        """An answer from a solver (the ceiling), written the way a model should write it."""
+
+    @abstractmethod
+    def random_answer(self, item: QuestionItem, rng: random.Random) -> str:
+        """A uniformly random well-formed answer (the floor)."""
+
+
+_FAMILIES: dict[str, TaskFamily] = {}
+
+
+def register_family(family: TaskFamily) -> TaskFamily:
+    """Add a family; a second family under the same name is an error."""
+    if family.name in _FAMILIES and _FAMILIES[family.name] is not family:
+        raise ValueError(f"task family {family.name!r} registered twice")
+    _FAMILIES[family.name] = family
+    return family
+
+
+def _ensure_loaded() -> None:
+    import jarvis_sim.tasks.families  # noqa: F401  (registers the built-in families)
+
+
+def families() -> dict[str, TaskFamily]:
+    """All registered families by name."""
+    _ensure_loaded()
+    return dict(_FAMILIES)
+
+
+def suites() -> list[SuiteInfo]:
+    """Every suite of every family."""
+    return [s for f in families().values() for s in f.suites()]
+
+
+def family_of_suite(suite: str) -> TaskFamily:
+    """The family that offers a suite."""
+    for f in families().values():
+        if any(s.name == suite for s in f.suites()):
+            return f
+    raise UnknownKeyError("suite", suite, sorted(s.name for s in suites()))
+
+
+def suite_task_ids(suite: str) -> list[str]:
+    """Task ids of a suite of any family."""
+    return family_of_suite(suite).task_ids(suite)
+
+
+def family_of_task(task_id: str) -> TaskFamily:
+    """The family whose id scheme covers a task id."""
+    for f in families().values():
+        if f.owns(task_id):
+            return f
+    raise UnknownKeyError("task family for id", task_id, sorted(families()))
+
+
+def load_task(task_id: str) -> TaskSpec | QuestionItem:
+    """Load any task by id."""
+    return family_of_task(task_id).load(task_id)
