@@ -1,0 +1,194 @@
+"""The protocol every simulator backend implements (MuJoCo on a CPU, Isaac Sim 6 on a GPU).
+
+Everything an episode needs goes through here: load a TaskSpec, step physics, read the robot, command
+the arm (joint targets or a Cartesian end-effector target tracked by the backend's controller) and the
+gripper, render cameras, and report ground truth. Ground truth (`world_state`, `held_brick`) is for the
+evaluator and named oracles only; the environment keeps it off the observation path.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from jarvis_sim.lego.world_state import WorldState
+from jarvis_sim.tasks.spec import TaskSpec
+
+
+@dataclass
+class CameraFrame:
+    """One rendered view with its calibration.
+
+    `segmentation` holds, per pixel, an index into `segment_ids` (-1 for background); `segment_ids`
+    maps it to a brick id or a named object ('table', 'robot'). Intrinsics are pinhole (3x3 K);
+    `world_from_camera` is the 4x4 camera pose in the OpenCV convention (x right, y down, z forward).
+    """
+
+    name: str
+    rgb: np.ndarray | None  # (H, W, 3) uint8
+    depth: np.ndarray | None  # (H, W) float32, metres along the optical axis
+    segmentation: np.ndarray | None  # (H, W) int32
+    segment_ids: dict[int, str]
+    intrinsics: np.ndarray  # (3, 3)
+    world_from_camera: np.ndarray  # (4, 4)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(height, width) in pixels."""
+        for img in (self.rgb, self.depth, self.segmentation):
+            if img is not None:
+                return (int(img.shape[0]), int(img.shape[1]))
+        raise ValueError("empty camera frame")
+
+
+@dataclass
+class RobotState:
+    """Proprioception of the arm and gripper."""
+
+    joint_positions: np.ndarray  # (7,) rad
+    joint_velocities: np.ndarray  # (7,) rad/s
+    gripper_width: float  # m, distance between the fingers
+    ee_position: np.ndarray  # (3,) m, tool centre point in the world
+    ee_quaternion: np.ndarray  # (4,) wxyz
+    sim_time_s: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class BackendError(RuntimeError):
+    """A backend could not do what was asked (bad command, missing dependency, simulator failure)."""
+
+
+class Backend(ABC):
+    """A physics simulator hosting one Franka Panda LEGO workspace at a time."""
+
+    name: str = ""
+
+    # --- life cycle ------------------------------------------------------------------------------
+    @abstractmethod
+    def load(self, task: TaskSpec, seed: int = 0) -> None:
+        """Build the scene of a task (table, structure, loose bricks, robot at home) and settle it."""
+
+    @abstractmethod
+    def reset(self, seed: int = 0) -> None:
+        """Return the loaded task's scene to its initial state; the same seed gives the same state."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Free renderers and simulator resources."""
+
+    # --- time ------------------------------------------------------------------------------------
+    @abstractmethod
+    def step(self, n: int = 1) -> None:
+        """Advance physics by n control ticks, tracking the current arm and gripper commands."""
+
+    @property
+    @abstractmethod
+    def control_dt(self) -> float:
+        """Seconds of simulated time per control tick."""
+
+    @property
+    @abstractmethod
+    def sim_time_s(self) -> float:
+        """Simulated seconds since load/reset."""
+
+    # --- robot -----------------------------------------------------------------------------------
+    @abstractmethod
+    def robot_state(self) -> RobotState:
+        """Joint state, gripper opening and end-effector pose."""
+
+    @abstractmethod
+    def set_joint_targets(self, q: np.ndarray) -> None:
+        """Command the arm's 7 joint position targets (rad)."""
+
+    @abstractmethod
+    def set_ee_target(self, position: np.ndarray, quaternion: np.ndarray) -> None:
+        """Command a Cartesian tool-centre-point target; the backend's controller tracks it while stepping."""
+
+    @abstractmethod
+    def set_gripper(self, closed: bool, force_n: float | None = None) -> None:
+        """Open, or close with a grip force (None: the default force)."""
+
+    @abstractmethod
+    def solve_ik(self, position: np.ndarray, quaternion: np.ndarray, q0: np.ndarray | None = None) -> np.ndarray | None:
+        """Joint angles putting the tool centre point at the pose, or None when unreachable."""
+
+    @abstractmethod
+    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+        """Pairs (robot part or held brick, obstacle) in contact if the arm stood at q (state is unchanged)."""
+
+    @property
+    @abstractmethod
+    def home_q(self) -> np.ndarray:
+        """The arm's home configuration."""
+
+    # --- sensing ---------------------------------------------------------------------------------
+    @abstractmethod
+    def cameras(self) -> list[str]:
+        """Camera names; 'top' (top-down RGB-D over the workspace) always exists."""
+
+    @abstractmethod
+    def render(self, camera: str = "top", rgb: bool = True, depth: bool = True, segmentation: bool = False) -> CameraFrame:
+        """Render one camera."""
+
+    # --- ground truth (evaluator and oracles only) ----------------------------------------------
+    @abstractmethod
+    def world_state(self) -> WorldState:
+        """Every brick's pose, whether it is held, and what it is clutched to."""
+
+    @abstractmethod
+    def held_brick(self) -> str | None:
+        """Id of the brick between the fingers, if any."""
+
+    # --- state -----------------------------------------------------------------------------------
+    @abstractmethod
+    def save_state(self) -> Any:
+        """An opaque snapshot of the full physical state, clutch included."""
+
+    @abstractmethod
+    def restore_state(self, snapshot: Any) -> None:
+        """Return to a snapshot taken by save_state on this backend."""
+
+    # --- perturbations ---------------------------------------------------------------------------
+    @abstractmethod
+    def displace_brick(self, brick_id: str, offset_m: tuple[float, float]) -> None:
+        """Move a loose or connected brick sideways on the table (detaching it) for error-recovery studies."""
+
+    @abstractmethod
+    def drop_held(self) -> None:
+        """Open the gripper at once, dropping whatever it holds."""
+
+    @abstractmethod
+    def knock(self, brick_id: str, impulse_n_s: float) -> None:
+        """Apply a horizontal impulse to a brick (and what is clutched to it)."""
+
+
+_BACKENDS: dict[str, str] = {
+    # name -> "module:Class"; imported only when chosen, so a missing optional simulator costs nothing.
+    "mujoco": "jarvis_sim.backends.mujoco.backend:MujocoBackend",
+    "isaac": "jarvis_sim.backends.isaac.backend:IsaacBackend",
+}
+_EXTRAS = {"mujoco": "pip install 'jarvis' (mujoco is a core dependency)", "isaac": "docker compose (see docker/)"}
+
+
+def backend_names() -> list[str]:
+    """Registered backend names."""
+    return sorted(_BACKENDS)
+
+
+def make_backend(name: str, **kwargs: Any) -> Backend:
+    """Instantiate a backend by name; unknown names list the valid ones, missing deps name the install."""
+    import importlib
+
+    if name not in _BACKENDS:
+        raise KeyError(f"unknown backend {name!r}; valid: {', '.join(backend_names())}")
+    module_name, cls_name = _BACKENDS[name].split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BackendError(f"backend {name!r} is not available ({exc}); install it with: {_EXTRAS[name]}") from exc
+    cls = getattr(module, cls_name)
+    backend: Backend = cls(**kwargs)
+    return backend
