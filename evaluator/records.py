@@ -1,0 +1,108 @@
+"""The stored record of one episode, for every task family: everything needed to re-score it offline
+and to show a person what happened.
+
+Agents write it (one JSON line in a run's episodes.jsonl, artifacts beside it); the evaluator reads it.
+Bump EPISODE_RECORD_VERSION when a field changes meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from jarvis_sim.lego.world_state import WorldState
+
+EPISODE_RECORD_VERSION = 1
+
+EpisodeStatus = Literal["done", "failed", "cancelled"]
+Outcome = Literal["ok", "policy_violation", "skill_error", "timeout", "resource_limit", "error", "no_code"]
+
+
+class SkillCallRecord(BaseModel):
+    """One skill call made by a program, with its result or typed error."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    ok: bool
+    result: Any = None
+    error_kind: str | None = None
+    error: str | None = None
+    line: int | None = None
+    sim_time_s: float = 0.0
+    wall_s: float = 0.0
+
+
+class RoundRecord(BaseModel):
+    """One reasoning round: the exact prompt, the response, the code run and what came back."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    kind: str = Field("attempt", description="'attempt', 'reflective_step' or 'reflection' (R1..Rk).")
+    prompt_text: str = ""
+    prompt_images: list[str] = Field(default_factory=list, description="Artifact paths relative to the episode dir.")
+    response: str = ""
+    code: str | None = None
+    outcome: Outcome | None = None
+    outcome_line: int | None = None
+    feedback: str = ""
+    stdout: str = ""
+    skill_calls: list[SkillCallRecord] = Field(default_factory=list)
+    observation_images: list[str] = Field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    wall_s: float = 0.0
+
+
+class Timings(BaseModel):
+    """Wall and simulated time of the episode."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    started_at: str = ""
+    finished_at: str = ""
+    wall_s: float = 0.0
+    sim_time_s: float = 0.0
+    budget_s: float | None = None
+
+
+class TokenAccount(BaseModel):
+    """LLM usage over the whole episode."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: int = 0
+    output: int = 0
+    cost_usd: float = 0.0
+    requests: int = 0
+    cached: int = 0
+
+
+class EpisodeRecord(BaseModel):
+    """One episode of any family (LEGO assembly, VSP, GamiBench)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = EPISODE_RECORD_VERSION
+    episode_id: str
+    task_id: str
+    family: str
+    suite: str | None = None
+    difficulty: str | None = None
+    agent: dict[str, Any] = Field(default_factory=dict, description="The resolved agent config (no secrets).")
+    seed: int = 0
+    status: EpisodeStatus = "done"
+    error: str | None = None
+    rounds: list[RoundRecord] = Field(default_factory=list)
+    answer: str | None = Field(None, description="Question episodes: the final answer text.")
+    final_state: WorldState | None = Field(None, description="Assembly episodes: ground truth at the end.")
+    scores: dict[str, float] = Field(default_factory=dict, description="Named sub-scores and soft_score, 0-100.")
+    score_details: dict[str, Any] = Field(default_factory=dict, description="Per-brick or per-item explanations.")
+    scoring_config: dict[str, Any] = Field(default_factory=dict)
+    timings: Timings = Timings()
+    tokens: TokenAccount = TokenAccount()
+    artifacts_dir: str | None = Field(None, description="Relative to the run directory.")
