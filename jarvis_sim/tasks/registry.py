@@ -1,6 +1,6 @@
 """One registry for task families and their suites (LEGO assembly, VSP, GamiBench).
 
-A family owns a task-id prefix (`vsp/...`, `gamibench/...`; LEGO ids have none) and lists its suites.
+A family owns a task-id prefix (`lego/...`, `vsp/...`, `gamibench/...`) and lists its suites.
 Families register themselves when `jarvis_sim.tasks.families` is imported, never by accident of
 import order; an unknown suite or task names the valid ones.
 """
