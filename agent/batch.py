@@ -1,0 +1,126 @@
+"""Headless batch evaluation: a suite (or task list) x one agent config, on local worker processes or Ray.
+
+Resumable: tasks whose (task_id, seed) already has a 'done' record in the run directory are skipped.
+Records stream into episodes.jsonl as they finish; the report is written at the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from agent.episode import EpisodeJob
+from agent.run_store import RunConfig, RunDirectory
+from agent.worker import WorkerRuntime, init_process, run_in_process
+from evaluator.records import EpisodeRecord
+from jarvis_sim.tasks.registry import suite_task_ids
+
+log = logging.getLogger(__name__)
+
+Executor = Literal["local", "ray"]
+
+
+@dataclass
+class RunProgress:
+    """Live counters of a run, for progress bars and the server."""
+
+    total: int
+    skipped: int = 0
+    done: int = 0
+    failed: int = 0
+    score_sum: float = 0.0
+    started: float = 0.0
+
+    @property
+    def mean_score(self) -> float:
+        """Running mean soft score over finished episodes."""
+        return self.score_sum / self.done if self.done else 0.0
+
+    def eta_s(self) -> float | None:
+        """Estimated seconds left."""
+        finished = self.done + self.failed
+        if not finished:
+            return None
+        rate = (time.perf_counter() - self.started) / finished
+        return rate * (self.total - self.skipped - finished)
+
+
+def resolve_task_ids(config: RunConfig) -> list[str]:
+    """The run's task ids: an explicit list, else the suite's."""
+    if config.task_ids:
+        return list(config.task_ids)
+    if config.suite:
+        return suite_task_ids(config.suite)
+    raise ValueError("a run needs a suite or a list of task ids")
+
+
+def pending_jobs(config: RunConfig, run: RunDirectory) -> tuple[list[EpisodeJob], int]:
+    """Jobs still to run, and how many were skipped because they are already done."""
+    done = run.finished_keys()
+    jobs, skipped = [], 0
+    for task_id in resolve_task_ids(config):
+        if (task_id, config.agent.seed) in done:
+            skipped += 1
+            continue
+        jobs.append(EpisodeJob(task_id=task_id, agent=config.agent, budget=config.budget, suite=config.suite))
+    return jobs, skipped
+
+
+def _local_results(jobs: list[EpisodeJob], root: Path, workers: int, backend: str) -> Iterator[EpisodeRecord]:
+    if workers <= 0:
+        runtime = WorkerRuntime(backend)
+        try:
+            for job in jobs:
+                yield runtime.run(job, root)
+        finally:
+            runtime.close()
+        return
+    # spawn: a fresh interpreter per worker; forking a process that holds GL contexts is unsafe.
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init_process, initargs=(backend,)) as pool:
+        pending: set[Future[str]] = {pool.submit(run_in_process, j.to_json_obj(), str(root)) for j in jobs}
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                yield EpisodeRecord.model_validate_json(fut.result())
+
+
+def _ray_results(jobs: list[EpisodeJob], root: Path, workers: int, backend: str, address: str | None) -> Iterator[EpisodeRecord]:
+    from agent.ray_executor import ray_results
+
+    yield from ray_results(jobs, root, max(1, workers), backend, address)
+
+
+def run_batch(
+    config: RunConfig,
+    out: Path,
+    workers: int = 1,
+    executor: Executor = "local",
+    ray_address: str | None = None,
+    on_record: Callable[[EpisodeRecord, RunProgress], None] | None = None,
+) -> tuple[RunDirectory, RunProgress]:
+    """Run (or resume) a batch; returns the run directory and final counters."""
+    run = RunDirectory.open(out, config)
+    jobs, skipped = pending_jobs(config, run)
+    progress = RunProgress(total=len(jobs) + skipped, skipped=skipped, started=time.perf_counter())
+    if executor == "ray":
+        results = _ray_results(jobs, out, workers, config.backend, ray_address)
+    else:
+        results = _local_results(jobs, out, workers, config.backend)
+    for record in results:
+        run.append(record)
+        if record.status == "done":
+            progress.done += 1
+            progress.score_sum += record.scores.get("soft_score", 0.0)
+        else:
+            progress.failed += 1
+            log.warning("episode %s on %s failed: %s", record.episode_id, record.task_id, record.error)
+        if on_record is not None:
+            on_record(record, progress)
+    return run, progress

@@ -1,0 +1,109 @@
+"""`jarvis run` (a suite headless, resumable, with a live progress bar) and `jarvis episode` (one task)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from tqdm import tqdm
+
+from agent.batch import RunProgress, run_batch
+from agent.config import AgentConfig, Budget
+from agent.run_store import RunConfig, RunDirError
+from evaluator.records import EpisodeRecord
+from jarvis_sim.tasks.registry import UnknownKeyError
+
+
+def agent_config_from_options(**options: Any) -> AgentConfig:
+    """An AgentConfig from CLI options, dropping the ones left unset."""
+    return AgentConfig.model_validate({k: v for k, v in options.items() if v is not None})
+
+
+def run_command(config: RunConfig, out: Path, workers: int, executor: str, address: str | None) -> dict[str, Any]:
+    """Run a batch with a progress bar, then write summary.json and report.md; returns the summary."""
+    bar: tqdm[Any] | None = None
+
+    def on_record(record: EpisodeRecord, progress: RunProgress) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=progress.total, initial=progress.skipped, unit="ep", dynamic_ncols=True)
+        bar.update(1)
+        bar.set_postfix(done=progress.done, failed=progress.failed, mean=f"{progress.mean_score:.1f}")
+
+    run, progress = run_batch(config, out, workers=workers, executor=executor, ray_address=address, on_record=on_record)  # type: ignore[arg-type]
+    if bar is not None:
+        bar.close()
+    from agent.reporting import finish_run
+
+    return finish_run(run)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `run` and `episode`."""
+
+    @app.command("run")
+    def run_cmd(
+        suite: str = typer.Option(None, help="Suite name, e.g. jarvis-mini, jarvis-v1, vsp-maze-main, gamibench."),
+        task: list[str] = typer.Option(None, help="Task id (repeatable) instead of a suite."),
+        agent: str = typer.Option("oracle", help="Agent name (oracle, llm, replay, scripted, random)."),
+        model: str = typer.Option(None, help="LLM model string, e.g. openai:gpt-4o."),
+        mode: str = typer.Option(None, help="non_reflective | reflective | reflection_rounds."),
+        library: str = typer.Option(None, help="task | generic skill library."),
+        seed: int = typer.Option(0, help="Seed of the scenes and the agent."),
+        reflection_rounds: int = typer.Option(None, help="R1..Rk retries after a failed attempt."),
+        manual_style: str = typer.Option(None, help="Manual style: booklet, shaded, photo."),
+        replay_file: str = typer.Option(None, help="Recorded responses for the replay agent."),
+        workers: int = typer.Option(1, help="Worker processes (0: run in this process)."),
+        executor: str = typer.Option("local", help="local | ray."),
+        address: str = typer.Option(None, help="Ray cluster address (executor ray)."),
+        backend: str = typer.Option("mujoco", help="Simulator backend."),
+        out: Path = typer.Option(..., help="Run directory (resumed if it exists with the same config)."),
+    ) -> None:
+        """Run a suite or task list headless and write the run directory with its report."""
+        try:
+            cfg = RunConfig(
+                suite=suite,
+                task_ids=list(task or []),
+                agent=agent_config_from_options(
+                    name=agent, model=model, mode=mode, library=library, seed=seed,
+                    reflection_rounds=reflection_rounds, manual_style=manual_style, replay_file=replay_file,
+                ),
+                backend=backend,
+            )
+            if executor not in ("local", "ray"):
+                raise typer.BadParameter(f"executor must be local or ray, not {executor!r}")
+            summary = run_command(cfg, out, workers, executor, address)
+        except (RunDirError, UnknownKeyError, ValueError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        typer.echo(json.dumps({k: summary[k] for k in ("n_episodes", "soft_score") if k in summary}))
+        typer.echo(f"report: {out / 'report.md'}")
+
+    @app.command("episode")
+    def episode_cmd(
+        task: str = typer.Option(..., help="Task id."),
+        agent: str = typer.Option("oracle"),
+        model: str = typer.Option(None),
+        mode: str = typer.Option(None),
+        library: str = typer.Option(None),
+        seed: int = typer.Option(0),
+        replay_file: str = typer.Option(None),
+        out: Path = typer.Option(..., help="Run directory to write the episode into."),
+    ) -> None:
+        """Run one episode and print its scores."""
+        try:
+            cfg = RunConfig(
+                task_ids=[task],
+                agent=agent_config_from_options(
+                    name=agent, model=model, mode=mode, library=library, seed=seed, replay_file=replay_file
+                ),
+                budget=Budget(),
+            )
+            run, _ = run_batch(cfg, out, workers=0)
+        except (RunDirError, UnknownKeyError, ValueError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        last = run.records()[-1]
+        typer.echo(json.dumps({"episode_id": last.episode_id, "status": last.status, "error": last.error, "scores": last.scores}))

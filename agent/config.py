@@ -1,0 +1,44 @@
+"""Typed, strict configuration of an episode's agent and budget, saved with every run."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Mode = Literal["non_reflective", "reflective", "reflection_rounds"]
+Library = Literal["task", "generic"]
+ObservationKind = Literal["rgb", "rgbd", "rgbd_3d"]
+
+
+class AgentConfig(BaseModel):
+    """Which agent runs an episode and how. Unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field("oracle", description="Registered agent: oracle, llm, replay, scripted, random, external.")
+    model: str | None = Field(
+        None, description="LLM model string, e.g. 'openai:gpt-4o' or 'openai-compatible:http://host:8000/v1:qwen2.5-vl'."
+    )
+    mode: Mode = Field("non_reflective", description="Execution mode of the JARVIS paper.")
+    library: Library = Field("task", description="Skill library: task-oriented or generic robot API.")
+    seed: int = Field(0, description="Seed for the scene, the agent's sampling and random agents.")
+    reflection_rounds: int = Field(0, ge=0, le=10, description="R1..Rk retries after an unsuccessful attempt.")
+    experience_file: str | None = Field(None, description="Prior-task experience (lessons) file to include.")
+    manual_style: str = Field("booklet", description="Visual style of the manual images.")
+    observation: ObservationKind = Field("rgb", description="What the prompt shows of the current scene.")
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(4096, ge=1)
+    replay_file: str | None = Field(None, description="For the replay agent: recorded responses (JSONL).")
+
+
+class Budget(BaseModel):
+    """Limits of one episode; the evaluator's time penalty uses the simulated time."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rounds: int = Field(8, ge=1, le=100, description="Reasoning rounds (LLM calls) at most.")
+    skill_calls: int = Field(400, ge=1, le=100_000, description="Skill calls over the whole episode.")
+    wall_s: float = Field(900.0, gt=0, le=86_400, description="Wall-clock seconds for the episode.")
+    program_wall_s: float = Field(120.0, gt=0, le=3_600, description="Wall-clock seconds for one program.")
+    sim_s: float | None = Field(None, gt=0, description="Simulated seconds; default: the task's time budget x 3.")

@@ -1,0 +1,62 @@
+"""Batch evaluation on a Ray cluster: one actor per simulator, results streamed back as they finish.
+
+Ray is an optional extra (`pip install 'jarvis[ray]'`); it is imported only when this executor is chosen.
+Every actor must see the same run directory path (a shared filesystem) for artifacts; records come
+back over Ray and the driver writes episodes.jsonl.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from agent.episode import EpisodeJob
+from evaluator.records import EpisodeRecord
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise RuntimeError("the Ray executor needs Ray: pip install 'jarvis[ray]'") from exc
+    return ray
+
+
+class _SimulatorActor:
+    """A Ray actor owning one WorkerRuntime (and so one simulator) for its lifetime."""
+
+    def __init__(self, backend: str):
+        from agent.worker import WorkerRuntime
+
+        self.runtime = WorkerRuntime(backend)
+
+    def run(self, job_obj: dict[str, Any], run_root: str) -> str:
+        return self.runtime.run(EpisodeJob.from_json_obj(job_obj), Path(run_root)).model_dump_json()
+
+
+def ray_results(
+    jobs: list[EpisodeJob], root: Path, n_actors: int, backend: str, address: str | None
+) -> Iterator[EpisodeRecord]:
+    """Run jobs on n_actors Ray actors; yield records in completion order."""
+    ray = _import_ray()
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    actor_cls = ray.remote(num_cpus=1)(_SimulatorActor)
+    actors = [actor_cls.remote(backend) for _ in range(min(n_actors, max(1, len(jobs))))]
+    queue = list(reversed(jobs))
+    in_flight: dict[Any, Any] = {}
+    for actor in actors:
+        if queue:
+            in_flight[actor.run.remote(queue.pop().to_json_obj(), str(root))] = actor
+    try:
+        while in_flight:
+            ready, _ = ray.wait(list(in_flight), num_returns=1)
+            ref = ready[0]
+            actor = in_flight.pop(ref)
+            yield EpisodeRecord.model_validate_json(ray.get(ref))
+            if queue:
+                in_flight[actor.run.remote(queue.pop().to_json_obj(), str(root))] = actor
+    finally:
+        for actor in actors:
+            ray.kill(actor)

@@ -1,0 +1,108 @@
+"""The run directory on disk: config.json, episodes.jsonl (one EpisodeRecord a line), per-episode artifacts.
+
+One writer appends to episodes.jsonl; every line is flushed and fsynced before the next episode is
+reported done, so an interrupted run loses at most the episode that was running. A corrupt line
+(a torn write, a disk error) is skipped with a warning and its task is simply run again on resume.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent.config import AgentConfig, Budget
+from evaluator.records import EpisodeRecord
+
+log = logging.getLogger(__name__)
+
+RUN_CONFIG_VERSION = 1
+
+
+class RunConfig(BaseModel):
+    """What a run is: tasks x one agent config, with its budget. Saved as config.json."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = RUN_CONFIG_VERSION
+    suite: str | None = None
+    task_ids: list[str] = Field(default_factory=list)
+    agent: AgentConfig = AgentConfig()
+    budget: Budget = Budget()
+    backend: str = "mujoco"
+
+
+class RunDirError(ValueError):
+    """A run directory that cannot be used as asked."""
+
+
+class RunDirectory:
+    """A run directory, created fresh or reopened to resume."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.episodes_path = root / "episodes.jsonl"
+        self.config_path = root / "config.json"
+
+    @classmethod
+    def open(cls, root: Path, config: RunConfig) -> RunDirectory:
+        """Create the directory, or reopen it when its config.json matches (resume)."""
+        run = cls(root)
+        root.mkdir(parents=True, exist_ok=True)
+        if run.config_path.exists():
+            try:
+                stored = RunConfig.model_validate_json(run.config_path.read_text(encoding="utf-8"))
+            except ValidationError as exc:
+                raise RunDirError(f"{run.config_path}: not a JARVIS run config ({exc.error_count()} errors)") from None
+            if stored.model_dump() != config.model_dump():
+                raise RunDirError(
+                    f"{root} holds a different run (config.json differs); choose another --out or reuse its config"
+                )
+        else:
+            _atomic_write(run.config_path, config.model_dump_json(indent=2))
+        return run
+
+    def episode_dir(self, episode_id: str) -> Path:
+        """Where one episode's artifacts go."""
+        return self.root / "episodes" / episode_id
+
+    def records(self) -> list[EpisodeRecord]:
+        """Every readable record; corrupt lines are logged and skipped, never fatal."""
+        out: list[EpisodeRecord] = []
+        if not self.episodes_path.exists():
+            return out
+        with self.episodes_path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    out.append(EpisodeRecord.model_validate_json(line))
+                except (ValidationError, ValueError) as exc:
+                    log.warning("%s:%d: skipping a corrupt episode line (%s)", self.episodes_path, lineno, str(exc)[:120])
+        return out
+
+    def finished_keys(self) -> set[tuple[str, int]]:
+        """(task_id, seed) of episodes already done (failed ones are retried on resume)."""
+        return {(r.task_id, r.seed) for r in self.records() if r.status == "done"}
+
+    def append(self, record: EpisodeRecord) -> None:
+        """Append one record durably."""
+        line = record.model_dump_json() + "\n"
+        with self.episodes_path.open("a", encoding="utf-8") as fh:
+            fh.write(line)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def write_json(self, name: str, obj: Any) -> None:
+        """Write a JSON file in the run directory atomically."""
+        _atomic_write(self.root / name, json.dumps(obj, indent=2, sort_keys=True))
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

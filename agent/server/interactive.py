@@ -1,0 +1,170 @@
+"""Interactive episodes for external agents: the caller drives, the server keeps the world.
+
+A question item needs no simulator: the caller fetches the prompt and images and posts an answer.
+An assembly task reserves one of at most `max_interactive` simulators in the server process; the
+caller posts programs (run in the sandbox against the skill RPC) and finally asks for the score.
+Sessions idle longer than `interactive_idle_s` expire and free their simulator.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import HTTPException
+from sqlalchemy import update
+
+from agent.agents.base import AnswerTurn
+from agent.config import AgentConfig, Budget
+from agent.episode import EpisodeJob, now_iso, question_record
+from agent.server.db import EpisodeRow
+from agent.server.queue import EpisodeQueue
+from agent.server.settings import ServerSettings
+from agent.server.workers import store_record
+from evaluator.records import EpisodeRecord
+from jarvis_sim.tasks.question import QuestionItem
+from jarvis_sim.tasks.spec import TaskSpec
+
+
+@dataclass
+class Session:
+    """One open interactive episode."""
+
+    episode_id: str
+    job: EpisodeJob
+    task: TaskSpec | QuestionItem
+    started: str
+    t0: float
+    last_used: float
+    assembly: Any = None  # AssemblyEpisode for assembly tasks
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class InteractiveSessions:
+    """Open interactive episodes of this server process."""
+
+    def __init__(self, settings: ServerSettings, queue: EpisodeQueue):
+        self.settings = settings
+        self.queue = queue
+        self.sessions: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    # --- opening ---------------------------------------------------------------------------------
+    def open(self, row: EpisodeRow, task: TaskSpec | QuestionItem, agent: AgentConfig, budget: Budget) -> dict[str, Any]:
+        """Reserve what the episode needs; returns what the agent sees first."""
+        job = EpisodeJob(task_id=row.task_id, agent=agent, budget=budget, episode_id=row.id)
+        now = time.time()
+        session = Session(row.id, job, task, now_iso(), time.perf_counter(), now)
+        base = f"/v1/tasks/{row.task_id}"
+        if isinstance(task, QuestionItem):
+            first: dict[str, Any] = {
+                "prompt": task.prompt,
+                "images": [f"{base}/images/{k}.png" for k in range(len(task.images))],
+                "answer_url": f"/v1/episodes/{row.id}/answer",
+            }
+        else:
+            with self._lock:
+                n_sims = sum(1 for s in self.sessions.values() if s.assembly is not None)
+            if n_sims >= self.settings.max_interactive:
+                raise HTTPException(
+                    503, f"all {self.settings.max_interactive} interactive simulators are in use; retry later"
+                )
+            from agent.assembly_episode import open_interactive_assembly
+
+            session.assembly, first = open_interactive_assembly(job, task, self._episode_dir(row.id), self.settings.backend)
+            first["programs_url"] = f"/v1/episodes/{row.id}/programs"
+            first["finish_url"] = f"/v1/episodes/{row.id}/finish"
+        with self._lock:
+            self.sessions[row.id] = session
+        return first
+
+    def _episode_dir(self, episode_id: str) -> Any:
+        return self.settings.data_dir / "episodes" / episode_id
+
+    def _session(self, row: EpisodeRow) -> Session:
+        if not row.interactive:
+            raise HTTPException(409, f"episode {row.id} is not interactive (agent {json.loads(row.agent)['name']!r})")
+        if row.status != "interactive":
+            raise HTTPException(409, f"episode {row.id} is {row.status}")
+        with self._lock:
+            session = self.sessions.get(row.id)
+        if session is None:
+            raise HTTPException(410, f"episode {row.id} is no longer held by this server (expired or restarted)")
+        session.last_used = time.time()
+        return session
+
+    # --- driving ---------------------------------------------------------------------------------
+    def answer(self, row: EpisodeRow, answer: str) -> dict[str, Any]:
+        """Score an answer to a question episode and finish it."""
+        session = self._session(row)
+        if not isinstance(session.task, QuestionItem):
+            raise HTTPException(409, f"episode {row.id} is an assembly task: post programs, then finish")
+        with session.lock:
+            record = question_record(
+                session.job, session.task, AnswerTurn(text=answer, prompt_text=session.task.prompt),
+                session.started, time.perf_counter() - session.t0,
+            )
+            self._complete(row.id, record)
+        return {"id": row.id, "status": record.status, "scores": record.scores, "details": record.score_details}
+
+    def run_program(self, row: EpisodeRow, code: str) -> dict[str, Any]:
+        """Run one program of an interactive assembly episode."""
+        session = self._session(row)
+        if session.assembly is None:
+            raise HTTPException(409, f"episode {row.id} is a question item: post an answer")
+        with session.lock:
+            result: dict[str, Any] = session.assembly.run_program_public(code)
+        return result
+
+    def finish(self, row: EpisodeRow) -> dict[str, Any]:
+        """Score an interactive assembly episode and free its simulator."""
+        session = self._session(row)
+        if session.assembly is None:
+            raise HTTPException(409, f"episode {row.id} is a question item: post an answer")
+        with session.lock:
+            record = session.assembly.finish()
+            self._complete(row.id, record)
+        return {"id": row.id, "status": record.status, "scores": record.scores}
+
+    # --- closing ---------------------------------------------------------------------------------
+    def _complete(self, episode_id: str, record: EpisodeRecord) -> None:
+        rel = store_record(self.settings.data_dir, None, record)
+        with self.queue.engine.begin() as conn:
+            conn.execute(
+                update(EpisodeRow)
+                .where(EpisodeRow.id == episode_id, EpisodeRow.status == "interactive")
+                .values(status=record.status, scores=json.dumps(record.scores), record_path=rel,
+                        error=record.error, finished_at=time.time())
+            )
+        self.close(episode_id)
+
+    def close(self, episode_id: str) -> None:
+        """Forget a session and free its simulator."""
+        with self._lock:
+            session = self.sessions.pop(episode_id, None)
+        if session is not None and session.assembly is not None:
+            session.assembly.close()
+
+    def expire_idle(self) -> list[str]:
+        """Close sessions idle too long; their episodes fail with the reason."""
+        cutoff = time.time() - self.settings.interactive_idle_s
+        with self._lock:
+            stale = [sid for sid, s in self.sessions.items() if s.last_used < cutoff]
+        for sid in stale:
+            with self.queue.engine.begin() as conn:
+                conn.execute(
+                    update(EpisodeRow)
+                    .where(EpisodeRow.id == sid, EpisodeRow.status == "interactive")
+                    .values(status="failed", finished_at=time.time(),
+                            error=f"interactive episode expired after {self.settings.interactive_idle_s:.0f} s idle")
+                )
+            self.close(sid)
+        return stale
+
+    def close_all(self) -> None:
+        """Free every simulator (server shutdown)."""
+        for sid in list(self.sessions):
+            self.close(sid)

@@ -1,0 +1,107 @@
+"""Batch runs over REST: a suite or task list x one agent config, executed by the server's workers."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+from fastapi.responses import FileResponse, PlainTextResponse
+from sqlalchemy import update
+
+from agent.episode import new_episode_id
+from agent.run_store import RunConfig, RunDirectory
+from agent.server.db import EpisodeRow, RunRow
+from agent.server.deps import QueueDep, SettingsDep, TokenDep
+from agent.server.queue import TERMINAL
+from agent.server.routes.episodes import check_quota, validate_agent
+from agent.server.schemas import RunCreate, RunPublic
+from jarvis_sim.tasks.registry import family_of_task, suite_task_ids
+
+router = APIRouter(prefix="/v1/runs", tags=["runs"])
+
+
+@router.post("", status_code=202, response_model=RunPublic)
+def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, token: TokenDep) -> RunPublic:
+    """Queue every episode of the run; returns its id and links."""
+    validate_agent(body.agent.name)
+    if body.agent.name == "external":
+        raise HTTPException(422, {"field": "agent.name", "error": "runs need a built-in agent, not 'external'"})
+    task_ids = suite_task_ids(body.suite) if body.suite else list(body.task_ids)
+    families = {t: family_of_task(t).name for t in task_ids}
+    check_quota(queue, token, settings, n=0)
+    run_id = "run-" + uuid.uuid4().hex[:12]
+    config = RunConfig(suite=body.suite, task_ids=task_ids, agent=body.agent, budget=body.budget, backend=settings.backend)
+    RunDirectory.open(settings.data_dir / "runs" / run_id, config)
+    now = time.time()
+    rows = [
+        EpisodeRow(
+            id=new_episode_id(), run_id=run_id, task_id=t, family=families[t], agent=body.agent.model_dump_json(),
+            budget=body.budget.model_dump_json(), status="queued", interactive=False, token_id=token,
+            created_at=now + k * 1e-6, attempts=0,
+        )
+        for k, t in enumerate(task_ids)
+    ]
+    with queue.session() as s, s.begin():
+        s.add(RunRow(id=run_id, config=config.model_dump_json(), token_id=token, created_at=now,
+                     total=len(rows), out_dir=f"runs/{run_id}", reported=False))
+        s.add_all(rows)
+    return _run_public(queue, settings, run_id)
+
+
+def _run_public(queue: Any, settings: Any, run_id: str) -> RunPublic:
+    run = queue.get_run(run_id)
+    if run is None:
+        raise HTTPException(404, f"no run {run_id!r}")
+    counts = queue.run_counts(run_id)
+    finished = sum(counts.get(s, 0) for s in TERMINAL)
+    status = "done" if finished >= run.total else "running"
+    summary = None
+    if status == "done":
+        summary = _ensure_report(queue, settings, run)
+    base = f"/v1/runs/{run_id}"
+    return RunPublic(id=run_id, status=status, total=run.total, counts=counts, summary=summary,
+                     links={"self": base, "report": f"{base}/report"})
+
+
+def _ensure_report(queue: Any, settings: Any, run: RunRow) -> dict[str, Any]:
+    from agent.reporting import finish_run
+
+    root = settings.data_dir / run.out_dir
+    summary_path = root / "summary.json"
+    if not run.reported or not summary_path.exists():
+        summary = finish_run(RunDirectory(root))
+        with queue.engine.begin() as conn:
+            conn.execute(update(RunRow).where(RunRow.id == run.id).values(reported=True))
+        return summary
+    loaded: dict[str, Any] = json.loads(summary_path.read_text(encoding="utf-8"))
+    return loaded
+
+
+@router.get("/{run_id}", response_model=RunPublic)
+def get_run(run_id: str, queue: QueueDep, settings: SettingsDep, _token: TokenDep) -> RunPublic:
+    """Progress, and the summary once every episode has finished."""
+    return _run_public(queue, settings, run_id)
+
+
+@router.get("/{run_id}/report", response_class=PlainTextResponse)
+def get_report(run_id: str, queue: QueueDep, settings: SettingsDep, _token: TokenDep) -> str:
+    """The run's report.md (tables); plots by /v1/runs/{id}/files/<name>.png."""
+    public = _run_public(queue, settings, run_id)
+    if public.status != "done":
+        raise HTTPException(409, f"run {run_id} is still running ({public.counts})")
+    return (settings.data_dir / "runs" / run_id / "report.md").read_text(encoding="utf-8")
+
+
+@router.get("/{run_id}/files/{name}")
+def get_run_file(run_id: str, name: str, queue: QueueDep, settings: SettingsDep, _token: TokenDep) -> FileResponse:
+    """A file at the top of the run directory (summary.json, report.md, plots)."""
+    if queue.get_run(run_id) is None:
+        raise HTTPException(404, f"no run {run_id!r}")
+    root = (settings.data_dir / "runs" / run_id).resolve()
+    target = (root / name).resolve()
+    if target.parent != root or not target.is_file():
+        raise HTTPException(404, f"run {run_id} has no file {name!r}")
+    return FileResponse(target)

@@ -1,0 +1,96 @@
+"""Suites and tasks of every family: public views only (never a target or a ground-truth answer)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Query
+from fastapi.responses import FileResponse
+
+from agent.server.deps import TokenDep
+from agent.server.schemas import SuitePublic, SuitesPublic, TasksPublic
+from jarvis_sim.tasks.question import QuestionItem
+from jarvis_sim.tasks.registry import UnknownKeyError, load_task, suite_task_ids, suites
+
+router = APIRouter(prefix="/v1", tags=["tasks"])
+
+
+def task_public(task_id: str) -> dict[str, Any]:
+    """The public view of any task, with image URLs."""
+    task = load_task(task_id)
+    view = task.public_view()
+    base = f"/v1/tasks/{task_id}"
+    if isinstance(task, QuestionItem):
+        view["images"] = [f"{base}/images/{k}.png" for k in range(len(task.images))]
+    else:
+        view["manual_images"] = [f"{base}/manual/{k}.png" for k in range(len(task.manual_steps))]
+        view["observation_image"] = f"{base}/observation.png"
+    return view
+
+
+@router.get("/suites", response_model=SuitesPublic)
+def list_suites(_token: TokenDep) -> SuitesPublic:
+    """Every suite of every family."""
+    data = [SuitePublic(name=s.name, family=s.family, description=s.description) for s in suites()]
+    return SuitesPublic(data=data, count=len(data))
+
+
+@router.get("/tasks", response_model=TasksPublic)
+def list_tasks(
+    _token: TokenDep,
+    suite: str = Query(..., min_length=1, max_length=128),
+    offset: int = Query(0, ge=0, le=10_000_000),
+    limit: int = Query(50, ge=1, le=500),
+) -> TasksPublic:
+    """A page of a suite's tasks."""
+    ids = suite_task_ids(suite)
+    return TasksPublic(data=[task_public(t) for t in ids[offset : offset + limit]], count=len(ids))
+
+
+@router.get("/tasks/{task_id:path}/images/{index}.png", response_class=FileResponse)
+def question_image(task_id: str, index: int, _token: TokenDep) -> FileResponse:
+    """An image of a question item, in prompt order."""
+    task = load_task(task_id)
+    if not isinstance(task, QuestionItem):
+        raise HTTPException(404, f"task {task_id} is an assembly task: use /manual/<step>.png")
+    if not 0 <= index < len(task.images):
+        raise HTTPException(404, f"task {task_id} has {len(task.images)} image(s); index {index} does not exist")
+    return FileResponse(task.images[index], media_type="image/png")
+
+
+@router.get("/tasks/{task_id:path}/manual/{step}.png", response_class=FileResponse)
+def manual_image(task_id: str, step: int, _token: TokenDep, style: str = Query("booklet", max_length=32)) -> FileResponse:
+    """One step of an assembly task's visual manual."""
+    from agent.server.media import manual_paths
+
+    task = load_task(task_id)
+    if isinstance(task, QuestionItem):
+        raise HTTPException(404, f"task {task_id} is a question item: use /images/<k>.png")
+    paths = manual_paths(task, style)
+    if not 0 <= step < len(paths):
+        raise HTTPException(404, f"task {task_id} has {len(paths)} manual step(s); step {step} does not exist")
+    return FileResponse(paths[step], media_type="image/png")
+
+
+@router.get("/tasks/{task_id:path}/observation.png", response_class=FileResponse)
+def observation_image(task_id: str, _token: TokenDep) -> FileResponse:
+    """The initial top-down observation of an assembly task."""
+    from agent.server.media import initial_observation_path
+
+    task = load_task(task_id)
+    if isinstance(task, QuestionItem):
+        raise HTTPException(404, f"task {task_id} is a question item: use /images/<k>.png")
+    path: Path = initial_observation_path(task)
+    return FileResponse(path, media_type="image/png")
+
+
+@router.get("/tasks/{task_id:path}")
+def get_task(task_id: str, _token: TokenDep) -> dict[str, Any]:
+    """The public part of a task: what an agent may see."""
+    try:
+        return task_public(task_id)
+    except UnknownKeyError:
+        raise
+    except KeyError as exc:
+        raise HTTPException(404, str(exc)) from None

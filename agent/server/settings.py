@@ -1,0 +1,66 @@
+"""Server settings, read from the environment (JARVIS_*) and overridable by `jarvis serve` options."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PLACEHOLDER_TOKENS = {"", "changeme", "change-me", "secret", "token", "password"}
+
+
+class SettingsError(ValueError):
+    """Settings that must not start a server (e.g. no token on a public bind)."""
+
+
+class ServerSettings(BaseModel):
+    """Everything the server needs to start. Unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    host: str = Field("127.0.0.1", description="Bind address; anything beyond loopback requires a token.")
+    port: int = Field(8000, ge=0, le=65535)
+    db_url: str = Field("", description="SQLAlchemy URL; default sqlite:///<data_dir>/jarvis.sqlite (WAL).")
+    data_dir: Path = Field(Path("jarvis-data"), description="Run directories and episode artifacts.")
+    workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=0, description="Episode worker processes.")
+    backend: str = Field("mujoco", description="Simulator backend of the workers.")
+    api_token: str | None = Field(None, description="Bearer token (JARVIS_API_TOKEN); never logged.", repr=False)
+    max_concurrent_per_token: int = Field(16, ge=1, description="Queued + running episodes per token.")
+    lease_s: float = Field(30.0, gt=0, description="A worker's claim on an episode expires without heartbeat.")
+    heartbeat_s: float = Field(5.0, gt=0)
+    max_attempts: int = Field(2, ge=1, description="Claims of an episode before it is failed as lost.")
+    interactive_idle_s: float = Field(600.0, gt=0, description="Idle interactive episodes expire after this.")
+    max_interactive: int = Field(2, ge=0, description="Simulators reserved for interactive episodes at most.")
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> ServerSettings:
+        """Settings from JARVIS_* environment variables, then explicit overrides (None means unset)."""
+        env = {
+            "host": os.environ.get("JARVIS_HOST"),
+            "port": os.environ.get("JARVIS_PORT"),
+            "db_url": os.environ.get("JARVIS_DB_URL"),
+            "data_dir": os.environ.get("JARVIS_DATA_DIR"),
+            "workers": os.environ.get("JARVIS_WORKERS"),
+            "api_token": os.environ.get("JARVIS_API_TOKEN"),
+        }
+        values = {k: v for k, v in env.items() if v is not None}
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.model_validate(values)
+
+    @property
+    def resolved_db_url(self) -> str:
+        """The database URL, defaulting to SQLite in the data directory."""
+        return self.db_url or f"sqlite:///{(self.data_dir / 'jarvis.sqlite').resolve()}"
+
+    @property
+    def loopback(self) -> bool:
+        """True when the server is reachable only from this machine."""
+        return self.host in ("127.0.0.1", "localhost", "::1") or self.host.startswith("127.")
+
+    def check_startable(self) -> None:
+        """Refuse to start a public server without a real token."""
+        if not self.loopback and (self.api_token is None or self.api_token.strip().lower() in PLACEHOLDER_TOKENS):
+            raise SettingsError(
+                f"binding to {self.host} exposes the server beyond this machine: set JARVIS_API_TOKEN to a real secret"
+            )

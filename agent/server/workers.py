@@ -1,0 +1,208 @@
+"""Episode worker processes for the server: each owns one simulator and is reused across episodes.
+
+A supervisor thread in the server process keeps N workers alive (a worker killed with -9 is replaced),
+reaps expired leases (its episode goes back to the queue or is failed with the reason), and stops the
+worker running an episode that was cancelled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+import time
+import uuid
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+from agent.config import AgentConfig, Budget
+from agent.episode import EpisodeJob
+from agent.server.db import EpisodeRow, make_engine
+from agent.server.queue import Claim, EpisodeQueue
+from agent.server.settings import ServerSettings
+from evaluator.records import EpisodeRecord
+
+log = logging.getLogger(__name__)
+
+
+def episode_root(data_dir: Path, run_id: str | None) -> Path:
+    """The directory whose episodes/<id>/ holds an episode's artifacts and record."""
+    return data_dir / "runs" / run_id if run_id else data_dir
+
+
+def record_relpath(run_id: str | None, episode_id: str) -> str:
+    """Where an episode's record.json lies, relative to the data directory."""
+    base = f"runs/{run_id}/" if run_id else ""
+    return f"{base}episodes/{episode_id}/record.json"
+
+
+def append_locked(path: Path, line: str) -> None:
+    """Append a line under an exclusive lock, so several workers can share one episodes.jsonl."""
+    with path.open("a", encoding="utf-8") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            fh.write(line)
+            fh.flush()
+            os.fsync(fh.fileno())
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def store_record(data_dir: Path, claim_run_id: str | None, record: EpisodeRecord) -> str:
+    """Write record.json atomically; returns its path relative to the data directory."""
+    rel = record_relpath(claim_run_id, record.episode_id)
+    path = data_dir / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"record.{uuid.uuid4().hex[:8]}.tmp")
+    tmp.write_text(record.model_dump_json(), encoding="utf-8")
+    os.replace(tmp, path)
+    return rel
+
+
+def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: str, data_dir: Path, heartbeat_s: float) -> bool:
+    """Run a claimed episode with a heartbeat, store its record and complete it. False if the lease was lost."""
+    job = EpisodeJob(
+        task_id=claim.task_id,
+        agent=AgentConfig.model_validate(claim.agent),
+        budget=Budget.model_validate(claim.budget),
+        episode_id=claim.episode_id,
+    )
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(heartbeat_s):
+            if not queue.heartbeat(claim.episode_id, worker_id):
+                return
+
+    beater = threading.Thread(target=beat, daemon=True)
+    beater.start()
+    try:
+        record = runtime.run(job, episode_root(data_dir, claim.run_id))
+    finally:
+        stop.set()
+        beater.join()
+    if claim.run_id:
+        record.suite = record.suite or None
+    rel = store_record(data_dir, claim.run_id, record)
+    ok = queue.complete(claim.episode_id, worker_id, record.status, record.scores, rel, record.error)
+    if ok and claim.run_id:
+        append_locked(data_dir / "runs" / claim.run_id / "episodes.jsonl", record.model_dump_json() + "\n")
+    return ok
+
+
+def worker_main(worker_id: str, settings_json: str) -> None:
+    """A worker process: claim, run, complete, forever (until terminated)."""
+    from agent.worker import WorkerRuntime
+
+    settings = ServerSettings.model_validate_json(settings_json)
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    queue = EpisodeQueue(make_engine(settings.resolved_db_url), settings.lease_s, settings.max_attempts)
+    runtime = WorkerRuntime(settings.backend)
+    idle = 0.0
+    while True:
+        claim = queue.claim(worker_id)
+        if claim is None:
+            idle = min(0.2, idle * 2 or 0.005)  # back off while the queue is empty, stay snappy when busy
+            time.sleep(idle)
+            continue
+        idle = 0.0
+        try:
+            execute_claim(claim, queue, runtime, worker_id, settings.data_dir, settings.heartbeat_s)
+        except Exception:
+            log.exception("worker %s: episode %s crashed the worker loop", worker_id, claim.episode_id)
+
+
+class WorkerPool:
+    """Keeps `settings.workers` worker processes alive and the queue's leases honest."""
+
+    def __init__(self, settings: ServerSettings, queue: EpisodeQueue):
+        self.settings = settings
+        self.queue = queue
+        self.ctx = multiprocessing.get_context("spawn")
+        self.procs: dict[str, BaseProcess] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.respawned = 0
+
+    def _spawn(self) -> None:
+        worker_id = f"w-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        proc = self.ctx.Process(
+            target=worker_main, args=(worker_id, self.settings.model_dump_json()), name=worker_id, daemon=True
+        )
+        proc.start()
+        self.procs[worker_id] = proc
+
+    def start(self) -> None:
+        """Start the workers and the supervisor thread."""
+        for _ in range(self.settings.workers):
+            self._spawn()
+        self._thread = threading.Thread(target=self._supervise, name="jarvis-supervisor", daemon=True)
+        self._thread.start()
+
+    def supervise_once(self) -> None:
+        """One supervision pass: replace dead workers, stop cancelled ones, reap leases."""
+        for worker_id, proc in list(self.procs.items()):
+            if not proc.is_alive():
+                log.warning("worker %s exited (code %s); starting a replacement", worker_id, proc.exitcode)
+                del self.procs[worker_id]
+                self._spawn()
+                self.respawned += 1
+        self._stop_cancelled()
+        requeued, failed = self.queue.reap_expired()
+        if requeued or failed:
+            log.warning("leases expired: %d episode(s) re-queued, %d failed", requeued, failed)
+
+    def _stop_cancelled(self) -> None:
+        # A cancelled episode would run on in its worker: kill that worker (it is replaced next pass).
+        from sqlalchemy import select, update
+
+        with self.queue.session() as s, s.begin():
+            rows = s.execute(
+                select(EpisodeRow.id, EpisodeRow.lease_owner).where(
+                    EpisodeRow.status == "cancelled", EpisodeRow.lease_owner.is_not(None)
+                )
+            ).all()
+            for episode_id, owner in rows:
+                proc = self.procs.get(str(owner))
+                if proc is not None and proc.is_alive():
+                    log.info("episode %s cancelled: stopping worker %s", episode_id, owner)
+                    proc.kill()
+                s.execute(update(EpisodeRow).where(EpisodeRow.id == episode_id).values(lease_owner=None))
+
+    def _supervise(self) -> None:
+        while not self._stop.wait(1.0):
+            try:
+                self.supervise_once()
+            except Exception:
+                log.exception("supervisor pass failed")
+
+    def stop(self) -> None:
+        """Terminate all workers."""
+        self._stop.set()
+        for proc in self.procs.values():
+            with contextlib.suppress(Exception):
+                proc.terminate()
+        for proc in self.procs.values():
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+        self.procs.clear()
+
+    def describe(self) -> dict[str, Any]:
+        """Worker status for /healthz."""
+        return {
+            "workers": len(self.procs),
+            "alive": sum(p.is_alive() for p in self.procs.values()),
+            "respawned": self.respawned,
+        }
+
+
+def dumps(obj: Any) -> str:
+    """Compact JSON."""
+    return json.dumps(obj, separators=(",", ":"))

@@ -1,0 +1,88 @@
+"""Episodes over REST: submit, poll, record, cancel, interactive answers, validation errors."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+
+def wait_done(client: TestClient, episode_id: str, timeout: float = 60.0) -> dict[str, Any]:
+    """Poll an episode until it is terminal."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        body: dict[str, Any] = client.get(f"/v1/episodes/{episode_id}").json()
+        if body["status"] in ("done", "failed", "cancelled"):
+            return body
+        time.sleep(0.05)
+    raise AssertionError(f"episode {episode_id} did not finish: {body}")
+
+
+def test_scripted_question_episode_scores_100(client: TestClient) -> None:
+    r = client.post("/v1/episodes", json={"task_id": "quiz/3", "agent": {"name": "scripted"}})
+    assert r.status_code == 202, r.text
+    done = wait_done(client, r.json()["id"])
+    assert done["status"] == "done"
+    assert done["scores"]["soft_score"] == 100.0
+    record = client.get(f"/v1/episodes/{done['id']}/record").json()
+    assert record["task_id"] == "quiz/3" and record["answer"].startswith("Answer:")
+
+
+def test_unknown_task_and_agent_list_valid_ones(client: TestClient) -> None:
+    r = client.post("/v1/episodes", json={"task_id": "quiz/999", "agent": {"name": "scripted"}})
+    assert r.status_code == 404 and "quiz/0" in r.text
+    r = client.post("/v1/episodes", json={"task_id": "quiz/1", "agent": {"name": "wizard"}})
+    assert r.status_code == 422 and "scripted" in r.text
+    r = client.post("/v1/episodes", json={"task_id": "quiz/1", "agent": {"name": "scripted", "colour": 3}})
+    assert r.status_code == 422 and "colour" in r.text
+    r = client.get("/v1/tasks", params={"suite": "nope"})
+    assert r.status_code == 404 and "quiz-mini" in r.text
+
+
+def test_public_task_view_hides_the_answer(client: TestClient) -> None:
+    body = client.get("/v1/tasks/quiz/5").json()
+    assert "answer" not in body and "prompt" in body
+    page = client.get("/v1/tasks", params={"suite": "quiz-mini", "limit": 7}).json()
+    assert page["count"] == 40 and len(page["data"]) == 7
+
+
+def test_interactive_question_episode(client: TestClient) -> None:
+    r = client.post("/v1/episodes", json={"task_id": "quiz/2", "agent": {"name": "external"}})
+    assert r.status_code == 201, r.text
+    first = r.json()
+    assert "What is" in first["interactive"]["prompt"]
+    a, b = [int(x) for x in first["interactive"]["prompt"].split("What is ")[1].split("?")[0].split(" + ")]
+    scored = client.post(f"/v1/episodes/{first['id']}/answer", json={"answer": f"Answer: {a + b}"}).json()
+    assert scored["scores"]["soft_score"] == 100.0
+    again = client.post(f"/v1/episodes/{first['id']}/answer", json={"answer": "Answer: 0"})
+    assert again.status_code == 409  # a finished result is never rewritten
+
+
+def test_cancel_queued_episode(client: TestClient) -> None:
+    ids = [client.post("/v1/episodes", json={"task_id": f"quiz/{k}", "agent": {"name": "random"}}).json()["id"]
+           for k in range(10)]
+    r = client.delete(f"/v1/episodes/{ids[-1]}")
+    assert r.status_code == 200
+    assert wait_done(client, ids[-1])["status"] in ("cancelled", "done")
+
+
+def test_run_over_rest_reports(client: TestClient) -> None:
+    r = client.post("/v1/runs", json={"suite": "quiz-mini", "agent": {"name": "scripted"}})
+    assert r.status_code == 202, r.text
+    run_id = r.json()["id"]
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        body = client.get(f"/v1/runs/{run_id}").json()
+        if body["status"] == "done":
+            break
+        time.sleep(0.2)
+    assert body["status"] == "done" and body["counts"].get("done") == 40
+    assert body["summary"]["n_episodes"] == 40
+    assert client.get(f"/v1/runs/{run_id}/report").status_code == 200
+
+
+def test_metrics_and_health(client: TestClient) -> None:
+    assert client.get("/healthz").json()["status"] == "ok"
+    text = client.get("/metrics").text
+    assert "jarvis_queue_depth" in text and 'jarvis_episodes{state="done"}' in text
