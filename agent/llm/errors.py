@@ -1,0 +1,71 @@
+"""Errors of the LLM layer, split by what the caller should do about them.
+
+Providers translate their SDK's exceptions into these, so retry logic and the episode loop never depend
+on a vendor's exception tree. Messages are scrubbed of credentials before they are built.
+"""
+
+from __future__ import annotations
+
+
+class LLMError(Exception):
+    """Base of every error raised by agent.llm."""
+
+
+class ModelStringError(LLMError, ValueError):
+    """A model string that cannot be parsed; the message shows the expected forms."""
+
+
+class UnknownProviderError(ModelStringError):
+    """A model string naming a provider nobody registered; the message lists the valid ones."""
+
+    def __init__(self, name: str, valid: list[str]):
+        super().__init__(f"unknown LLM provider {name!r}; valid: {', '.join(valid)}")
+        self.name, self.valid = name, valid
+
+
+class MissingCredentialError(LLMError):
+    """The environment variable that should hold an API key is unset or empty."""
+
+
+class ProviderError(LLMError):
+    """A call to a model failed; `retryable` says whether trying again can help."""
+
+    retryable = False
+
+    def __init__(self, message: str, *, provider: str, status: int | None = None):
+        super().__init__(f"{provider}: {message}")
+        self.provider, self.status = provider, status
+
+
+class RateLimitedError(ProviderError):
+    """HTTP 429; `retry_after_s` holds the server's Retry-After hint when it sent one."""
+
+    retryable = True
+
+    def __init__(self, message: str, *, provider: str, retry_after_s: float | None = None):
+        super().__init__(message, provider=provider, status=429)
+        self.retry_after_s = retry_after_s
+
+
+class ProviderTimeoutError(ProviderError):
+    """The call did not finish within the client timeout."""
+
+    retryable = True
+
+
+class ServerError(ProviderError):
+    """A 5xx answer or a broken connection: the provider's problem, worth retrying."""
+
+    retryable = True
+
+
+class RequestRejectedError(ProviderError):
+    """A 4xx answer other than 429 (bad request, wrong key, unknown model): retrying cannot help."""
+
+
+class ReplayExhaustedError(LLMError):
+    """A replay file has no recorded answer for the request asked."""
+
+
+class CacheMissError(LLMError):
+    """A read-only cache has no answer for a request, and read-only forbids calling the model."""

@@ -1,0 +1,65 @@
+"""The one place model strings become providers: `@register_provider(name)` and `build_provider`.
+
+Model strings are `PROVIDER:TARGET`. The provider name never contains a colon, so the first colon
+splits; the provider class then parses its own target, because targets differ: a model id
+(`openai:gpt-4o`), an endpoint and a model (`openai-compatible:http://host:8000/v1:qwen2.5-vl`, where
+the URL has colons of its own), or a file (`replay:runs/x/responses.jsonl`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from agent.llm.errors import ModelStringError, UnknownProviderError
+from agent.llm.provider import ChatProvider, ModelSpec, ProviderSettings
+
+_PROVIDERS: dict[str, type[ChatProvider]] = {}
+
+P = TypeVar("P", bound=type[ChatProvider])
+
+
+def register_provider(name: str) -> Callable[[P], P]:
+    """Class decorator: make a ChatProvider subclass reachable as `name:...` in model strings."""
+    if not name or ":" in name or name != name.strip():
+        raise ValueError(f"provider name {name!r} must be non-empty, without colons or spaces")
+
+    def decorate(cls: P) -> P:
+        if name in _PROVIDERS and _PROVIDERS[name] is not cls:
+            raise ValueError(f"LLM provider {name!r} is already registered by {_PROVIDERS[name].__qualname__}")
+        cls.name = name
+        _PROVIDERS[name] = cls
+        return cls
+
+    return decorate
+
+
+def provider_names() -> list[str]:
+    """Registered provider names, sorted."""
+    return sorted(_PROVIDERS)
+
+
+def provider_class(name: str) -> type[ChatProvider]:
+    """The class registered under `name`; unknown names raise UnknownProviderError listing the valid ones."""
+    try:
+        return _PROVIDERS[name]
+    except KeyError:
+        raise UnknownProviderError(name, provider_names()) from None
+
+
+def parse_model_string(model_string: str) -> ModelSpec:
+    """Split `PROVIDER:TARGET` and let the provider parse TARGET; errors say what form was expected."""
+    if not isinstance(model_string, str) or ":" not in model_string:
+        raise ModelStringError(
+            f"model string {model_string!r} must look like PROVIDER:MODEL, e.g. 'openai:gpt-4o', "
+            f"'anthropic:claude-sonnet-4-5', 'openai-compatible:http://localhost:8000/v1:qwen2.5-vl' "
+            f"or 'replay:PATH'; providers: {', '.join(provider_names())}"
+        )
+    name, target = model_string.split(":", 1)
+    return provider_class(name.strip()).parse_target(target, model_string)
+
+
+def build_provider(model_string: str, settings: ProviderSettings | None = None) -> ChatProvider:
+    """Parse a model string and construct its provider (no network, no SDK import yet)."""
+    spec = parse_model_string(model_string)
+    return provider_class(spec.provider)(spec, settings or ProviderSettings())
