@@ -1,0 +1,44 @@
+"""The LEGO assembly task family: suites jarvis-v1 and jarvis-mini, and any generated task by id."""
+
+from __future__ import annotations
+
+from jarvis_sim.tasks.collection import TASK_ID, rebuild_task
+from jarvis_sim.tasks.registry import SuiteInfo, TaskFamily, UnknownKeyError, register_family
+from jarvis_sim.tasks.spec import TaskSpec
+from jarvis_sim.tasks.suites import RECIPES, load_suite
+
+
+class LegoFamily(TaskFamily):
+    """LEGO assembly tasks; ids look like `lego/<assembly>/<k>`."""
+
+    name = "lego"
+
+    def suites(self) -> list[SuiteInfo]:
+        """The shipped LEGO suites."""
+        return [SuiteInfo(r.name, self.name, r.description) for r in RECIPES.values()]
+
+    def task_ids(self, suite: str) -> list[str]:
+        """Task ids of a LEGO suite, in order."""
+        if suite not in RECIPES:
+            raise UnknownKeyError("LEGO suite", suite, sorted(RECIPES))
+        return [t.id for t in load_suite(suite)]
+
+    def owns(self, task_id: str) -> bool:
+        """LEGO task ids start with 'lego/'."""
+        return task_id.startswith("lego/")
+
+    def load(self, task_id: str) -> TaskSpec:
+        """A suite task (as shipped, with its difficulty label) or any generated pool task, by id."""
+        for suite in RECIPES:
+            for spec in load_suite(suite):
+                if spec.id == task_id:
+                    return spec
+        if TASK_ID.match(task_id):
+            try:
+                return rebuild_task(task_id)
+            except KeyError as e:
+                raise UnknownKeyError("LEGO task", task_id, self.task_ids("jarvis-mini")) from e
+        raise UnknownKeyError("LEGO task", task_id, self.task_ids("jarvis-mini"))
+
+
+LEGO = register_family(LegoFamily())

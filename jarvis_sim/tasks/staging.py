@@ -1,0 +1,108 @@
+"""Where a task's structure and loose action bricks lie on the table.
+
+The robot base is the world origin. The structure is centred at STRUCTURE_CENTER (in front of the
+robot, slightly to its right); the loose bricks lie right side up in a staging area on the +y side,
+packed in rows with at least MIN_GAP_M between neighbouring bricks so the open gripper fingers fit
+between them, every brick within the Panda's comfortable top-down reach.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+from jarvis_sim.lego import units as u
+from jarvis_sim.lego.assembly import Assembly, LatticeBrick
+from jarvis_sim.tasks.spec import TablePose, Workspace
+
+STRUCTURE_CENTER = (0.50, -0.12)
+MIN_GAP_M = 0.03
+STRUCTURE_CLEARANCE_M = 0.05  # between the structure's footprint and the staging area
+REACH_MIN_M = 0.25
+REACH_MAX_M = 0.80
+# Staging areas tried in order; the larger ones only serve long segments with many loose bricks.
+STAGING_AREAS: tuple[tuple[tuple[float, float], tuple[float, float]], ...] = (
+    ((0.30, 0.18), (0.62, 0.42)),
+    ((0.24, 0.12), (0.68, 0.46)),
+    ((0.18, 0.08), (0.70, 0.52)),
+)
+
+
+def _round(v: float) -> float:
+    return round(v, 4)  # 0.1 mm: keeps JSON files short and stable
+
+
+def workspace_for(target: Assembly) -> Workspace:
+    """A workspace whose lattice origin puts the target structure's footprint centre at STRUCTURE_CENTER."""
+    x0, y0, x1, y1 = target.footprint_bounds()
+    ox = STRUCTURE_CENTER[0] - (x0 + x1) / 2 * u.STUD_PITCH_M
+    oy = STRUCTURE_CENTER[1] - (y0 + y1) / 2 * u.STUD_PITCH_M
+    return Workspace(lattice_origin=(_round(ox), _round(oy), 0.0))
+
+
+def structure_max_y(target: Assembly, workspace: Workspace) -> float:
+    """World y of the structure footprint's +y edge."""
+    _, _, _, y1 = target.footprint_bounds()
+    return workspace.lattice_origin[1] + y1 * u.STUD_PITCH_M
+
+
+def _size_m(brick: LatticeBrick) -> tuple[float, float]:
+    p = brick.spec
+    return (p.width * u.STUD_PITCH_M - u.FIT_GAP_M, p.depth * u.STUD_PITCH_M - u.FIT_GAP_M)
+
+
+def _pack(
+    bricks: Sequence[LatticeBrick],
+    yaws: Sequence[int],
+    extra_gaps: Sequence[float],
+    area: tuple[tuple[float, float], tuple[float, float]],
+) -> list[TablePose] | None:
+    """Shelf packing in rows along x; None when the bricks do not fit the area."""
+    (ax0, ay0), (ax1, ay1) = area
+    poses: list[TablePose] = []
+    cx, row_y, row_h = ax0, ay0, 0.0
+    for brick, yaw, extra in zip(bricks, yaws, extra_gaps, strict=True):
+        w, d = _size_m(brick)
+        sx, sy = (w, d) if yaw % 2 == 0 else (d, w)
+        if cx + sx > ax1:  # next row
+            cx, row_y, row_h = ax0, row_y + row_h + MIN_GAP_M, 0.0
+        if cx + sx > ax1 or row_y + sy > ay1:
+            return None
+        x, y = cx + sx / 2, row_y + sy / 2
+        if not REACH_MIN_M <= math.hypot(x, y) <= REACH_MAX_M:
+            return None
+        poses.append(TablePose(x=_round(x), y=_round(y), yaw=_round(yaw * math.pi / 2)))
+        cx += sx + MIN_GAP_M + extra
+        row_h = max(row_h, sy)
+    return poses
+
+
+def stage_bricks(
+    bricks: Sequence[LatticeBrick], workspace: Workspace, target: Assembly, rng: random.Random
+) -> tuple[Workspace, list[TablePose]]:
+    """Start poses of the loose bricks (in the order given, shuffled into rows) and the workspace
+    with the staging area they were packed into.
+
+    Raises ValueError when they do not fit even the largest staging area (name of the structure given).
+    """
+    order = list(range(len(bricks)))
+    rng.shuffle(order)
+    yaws = [rng.choice((0, 0, 1)) if bricks[i].spec.width <= 4 else 0 for i in order]
+    extra = [rng.uniform(0.0, 0.012) for _ in order]
+    keep_clear = structure_max_y(target, workspace) + STRUCTURE_CLEARANCE_M
+    for area in STAGING_AREAS:
+        if area[0][1] < keep_clear:
+            continue
+        packed = _pack([bricks[i] for i in order], yaws, extra, area)
+        if packed is None:
+            packed = _pack([bricks[i] for i in order], yaws, [0.0] * len(order), area)
+        if packed is not None:
+            out: list[TablePose | None] = [None] * len(bricks)
+            for pose, i in zip(packed, order, strict=True):
+                out[i] = pose
+            staged = workspace.model_copy(update={"staging_min": area[0], "staging_max": area[1]})
+            return staged, [p for p in out if p is not None]
+    raise ValueError(
+        f"{len(bricks)} loose bricks of {target.name!r} do not fit any staging area clear of the structure"
+    )

@@ -1,0 +1,66 @@
+"""The shipped suites: statistics near the paper's, stratification, byte-identical regeneration."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import pytest
+
+from jarvis_sim.tasks.difficulty import difficulty_score
+from jarvis_sim.tasks.registry import load_task, suite_task_ids
+from jarvis_sim.tasks.suites import load_suite, suite_path, write_suite
+from tests.jarvis_sim.tasks.test_decompose import _check_staging
+
+
+def test_v1_composition_and_statistics() -> None:
+    suite = load_suite("jarvis-v1")
+    assert len(suite) == 50
+    assert [t.difficulty for t in suite].count("easy") == 20
+    assert [t.difficulty for t in suite].count("medium") == 15
+    assert [t.difficulty for t in suite].count("hard") == 15
+    h = [len(t.action_bricks) for t in suite]
+    c = [len(t.initial) for t in suite]
+    # Paper: mean 5.18, median 3.5, max 29 action bricks; initial mean 75, median 58.5, max 236.
+    assert 4.0 <= statistics.mean(h) <= 6.5 and 3 <= statistics.median(h) <= 4.5 and 12 <= max(h) <= 30
+    assert 55 <= statistics.mean(c) <= 95 and 40 <= statistics.median(c) <= 80 and 150 <= max(c) <= 240
+    assert 15 <= sum(3 <= x <= 5 for x in h) <= 30
+    assert len({t.source_assembly for t in suite}) == 50
+    assert len({t.id for t in suite}) == 50 and all(t.id.startswith("lego/") for t in suite)
+
+
+def test_strata_follow_difficulty_order() -> None:
+    suite = load_suite("jarvis-v1")
+    by = {s: [t.difficulty_fields.score for t in suite if t.difficulty == s and t.difficulty_fields] for s in ("easy", "medium", "hard")}
+    assert max(by["easy"]) <= min(by["medium"]) and max(by["medium"]) <= min(by["hard"])
+    for t in suite:
+        assert t.difficulty_fields is not None
+        assert t.difficulty_fields.score == pytest.approx(difficulty_score(len(t.initial), len(t.action_bricks))[2], abs=1e-6)
+
+
+def test_every_suite_task_is_buildable_and_staged() -> None:
+    for name in ("jarvis-v1", "jarvis-mini"):
+        for t in load_suite(name):
+            t.target_assembly.validate()
+            assert max(b.top for b in t.target_assembly.bricks) * 0.0032 < 0.25
+            _check_staging(t)
+
+
+def test_mini_is_small() -> None:
+    mini = load_suite("jarvis-mini")
+    assert len(mini) == 6 and sorted(t.difficulty or "" for t in mini) == ["easy"] * 2 + ["hard"] * 2 + ["medium"] * 2
+    assert all(1 <= len(t.action_bricks) <= 3 and len(t.initial) <= 20 for t in mini)
+
+
+def test_registry_serves_the_suites() -> None:
+    ids = suite_task_ids("jarvis-mini")
+    assert load_task(ids[0]).id == ids[0]
+    with pytest.raises(KeyError, match="unknown"):
+        load_task("lego/nope/001")
+
+
+@pytest.mark.slow
+def test_regeneration_is_byte_identical(tmp_path: Path) -> None:
+    for name in ("jarvis-v1", "jarvis-mini"):
+        out = write_suite(name, tmp_path / f"{name}.jsonl")
+        assert out.read_bytes() == suite_path(name).read_bytes()
