@@ -1,0 +1,308 @@
+"""The sandbox child: confine itself, receive one program, check it, run it, report, exit.
+
+Runs in a fresh interpreter (`python -I -S`) that the parent fed this package's sources through
+stdin (see runner.BOOTSTRAP), so the child needs no access to the project's files. Holds no
+simulator state: the world is reachable only through skill stubs that speak JSON-RPC on fds 0/1.
+Standard library only, plus pyseccomp from source handed over by the parent.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import os
+import resource
+import sys
+import types
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from agent.sandbox import builtins_table, policy, protocol, seccomp_filter
+
+PROGRAM_FILENAME = "<program>"
+MESSAGE_LIMIT_SLACK = 256  # bytes of envelope around a call's params
+
+
+class Record(dict):  # type: ignore[type-arg]
+    """A skill result object: a dict whose keys also read as attributes (`r.position`)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"result has no field {name!r}; fields: {sorted(self)}") from None
+
+
+class SkillError(Exception):
+    """Raised by a skill call that failed; `kind` says how (e.g. "grasp_failed"), `message` why."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class Channel:
+    """Blocking line I/O on fds 0 (from the parent) and 1 (to the parent)."""
+
+    def __init__(self, leftover: bytes) -> None:
+        self._buf = leftover
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Write one message; retries partial writes."""
+        data = memoryview(protocol.encode(message))
+        while data:
+            n = os.write(1, data)
+            data = data[n:]
+
+    def receive(self) -> dict[str, Any]:
+        """Read one message; exit quietly when the parent has gone."""
+        while b"\n" not in self._buf:
+            chunk = os.read(0, 1 << 16)
+            if not chunk:
+                os._exit(0)
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        return protocol.decode(line)
+
+
+class ChildRuntime:
+    """Output capture, skill stubs and the program's end, for one program run."""
+
+    def __init__(self, channel: Channel, max_stdout: int, max_message: int) -> None:
+        self.channel = channel
+        self.max_stdout = max_stdout
+        self.max_message = max_message
+        self.stdout_total = 0
+        self.pending: list[str] = []
+        self.pending_size = 0
+        self.next_id = 1
+        self.finished = False
+
+    # -- output ---------------------------------------------------------------------------------
+    def print(self, *args: Any, sep: str | None = " ", end: str | None = "\n") -> None:
+        """The program's print(): captured, capped, and sent to the parent in chunks."""
+        text = (" " if sep is None else str(sep)).join(str(a) for a in args) + ("\n" if end is None else str(end))
+        room = self.max_stdout - self.stdout_total
+        if len(text) > room:
+            self._queue(text[: max(room, 0)])
+            self.finish("resource_limit", f"output exceeded the limit of {self.max_stdout} characters", None, None)
+        self._queue(text)
+        if self.pending_size >= 8192:
+            self.flush()
+
+    def _queue(self, text: str) -> None:
+        if text:
+            self.pending.append(text)
+            self.pending_size += len(text)
+            self.stdout_total += len(text)
+
+    def flush(self) -> None:
+        """Send buffered output to the parent."""
+        if self.pending:
+            self.channel.send(protocol.notification(protocol.STDOUT, {"text": "".join(self.pending)}))
+            self.pending.clear()
+            self.pending_size = 0
+
+    # -- skill calls ----------------------------------------------------------------------------
+    def call(self, method: str, params: dict[str, Any]) -> Any:
+        """One blocking skill call over the pipe; raises SkillError for an error reply."""
+        self.flush()
+        call_id = self.next_id
+        self.next_id += 1
+        try:
+            line = protocol.encode(protocol.request(call_id, method, params))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{method}(): arguments must be plain data (numbers, strings, lists, dicts): {exc}") from None
+        if len(line) > self.max_message:
+            self.finish(
+                "resource_limit", f"{method}() call of {len(line)} bytes exceeds the {self.max_message}-byte limit",
+                None, None,
+            )
+        os_write_all(line)
+        reply = self.channel.receive()
+        if reply.get("id") != call_id:
+            self.finish("error", "sandbox protocol error: reply out of order", None, None)
+        if "error" in reply:
+            err = reply["error"]
+            kind = str((err.get("data") or {}).get("kind", "skill_error"))
+            raise SkillError(kind, str(err.get("message", "")))
+        return _to_records(reply.get("result"))
+
+    def make_stub(self, method: str, params: list[str]) -> Callable[..., Any]:
+        """A plain function named like the skill that forwards its arguments by parameter name."""
+
+        def stub(*args: Any, **kwargs: Any) -> Any:
+            if len(args) > len(params):
+                raise TypeError(f"{method}() takes {len(params)} positional arguments but {len(args)} were given")
+            named = dict(zip(params, args, strict=False))
+            for key, value in kwargs.items():
+                if key in named:
+                    raise TypeError(f"{method}() got multiple values for argument {key!r}")
+                named[key] = value
+            return self.call(method, named)
+
+        stub.__name__ = stub.__qualname__ = method
+        return stub
+
+    # -- end ------------------------------------------------------------------------------------
+    def finish(self, outcome: str, message: str, line: int | None, kind: str | None) -> NoReturn:
+        """Report the outcome and exit at once (the program cannot catch this)."""
+        if not self.finished:
+            self.finished = True
+            self.flush()
+            self.channel.send(
+                protocol.notification(
+                    protocol.DONE, {"outcome": outcome, "message": message[:2000], "line": line, "kind": kind}
+                )
+            )
+        os._exit(0)
+
+
+def os_write_all(data: bytes) -> None:
+    """Write all of `data` to fd 1."""
+    view = memoryview(data)
+    while view:
+        n = os.write(1, view)
+        view = view[n:]
+
+
+def _to_records(value: Any) -> Any:
+    if isinstance(value, dict):
+        return Record((k, _to_records(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return [_to_records(v) for v in value]
+    return value
+
+
+def program_line(exc: BaseException) -> int | None:
+    """The innermost line of the agent's program in an exception's traceback."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == PROGRAM_FILENAME:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def apply_rlimits(limits: dict[str, Any]) -> list[str]:
+    """Lower this process's rlimits (hard and soft); return the names applied."""
+    cpu = int(limits["cpu_s"])
+    table = {
+        "AS": (resource.RLIMIT_AS, int(limits["memory_bytes"]), int(limits["memory_bytes"])),
+        "CPU": (resource.RLIMIT_CPU, cpu, cpu + 1),
+        "NPROC": (resource.RLIMIT_NPROC, 0, 0),
+        "FSIZE": (resource.RLIMIT_FSIZE, 0, 0),
+        "NOFILE": (resource.RLIMIT_NOFILE, int(limits["max_open_files"]), int(limits["max_open_files"])),
+        "CORE": (resource.RLIMIT_CORE, 0, 0),
+    }
+    applied = []
+    for name, (which, soft, hard) in table.items():
+        try:
+            resource.setrlimit(which, (soft, hard))
+            applied.append(name)
+        except (ValueError, OSError):
+            continue
+    return applied
+
+
+def load_pyseccomp(source: str, libs: dict[str, str]) -> types.ModuleType:
+    """Build the pyseccomp module from its source, with library names the parent already resolved."""
+    import ctypes.util
+
+    original = ctypes.util.find_library
+    ctypes.util.find_library = lambda name: libs.get(name) or original(name)
+    try:
+        module = types.ModuleType("pyseccomp")
+        exec(compile(source, "pyseccomp.py", "exec"), module.__dict__)
+    finally:
+        ctypes.util.find_library = original
+    return module
+
+
+def confine(config: dict[str, Any]) -> dict[str, Any]:
+    """Apply rlimits then seccomp to this process; return what was applied, for the parent's report."""
+    applied: dict[str, Any] = {"uid": os.getuid(), "pid": os.getpid()}
+    seccomp_module = None
+    if config["layers"]["seccomp"]:
+        try:
+            seccomp_module = load_pyseccomp(config["pyseccomp_source"], config["libs"])
+        except Exception as exc:  # libseccomp missing or unloadable: report, do not hide it
+            applied["seccomp_error"] = f"{type(exc).__name__}: {exc}"
+    applied["rlimits"] = apply_rlimits(config["limits"]) if config["layers"]["rlimits"] else []
+    applied["seccomp"] = False
+    if seccomp_module is not None:
+        try:
+            applied["seccomp_rules"] = seccomp_filter.install(seccomp_module)
+            applied["seccomp"] = True
+        except Exception as exc:
+            applied["seccomp_error"] = f"{type(exc).__name__}: {exc}"
+    return applied
+
+
+def run_program(runtime: ChildRuntime, order: dict[str, Any], config: dict[str, Any]) -> NoReturn:
+    """Check, compile and execute the program the parent sent; report how it ended."""
+    code = order["code"]
+    layers = config["layers"]
+    try:
+        if layers["ast_policy"]:
+            tree: ast.Module = policy.check_program(code, PROGRAM_FILENAME)
+        else:
+            tree = ast.parse(code, PROGRAM_FILENAME)
+        compiled = compile(tree, PROGRAM_FILENAME, "exec")
+    except policy.PolicyViolation as exc:
+        runtime.finish("policy_violation", exc.message, exc.line or None, "policy_violation")
+    except SyntaxError as exc:
+        runtime.finish("error", f"SyntaxError: {exc.msg}", exc.lineno, "SyntaxError")
+    except (MemoryError, RecursionError):
+        runtime.finish("resource_limit", "program too large or too deeply nested to parse", None, "MemoryError")
+
+    stubs = {name: runtime.make_stub(name, params) for name, params in order["methods"].items()}
+    extra = {"SkillError": SkillError, **stubs}
+    program_builtins = builtins_table.make_builtins(runtime.print, extra, full=not layers["restricted_builtins"])
+    scope: dict[str, Any] = {"__builtins__": program_builtins, "__name__": "__program__", **stubs}
+    ballast: bytearray | None = bytearray(1 << 20)  # freed on MemoryError so the report can be sent
+    try:
+        exec(compiled, scope)
+    except SkillError as exc:
+        runtime.finish("skill_error", f"{exc.kind}: {exc.message}", program_line(exc), exc.kind)
+    except builtins_table.FormatFieldError as exc:
+        runtime.finish("policy_violation", str(exc), program_line(exc), "policy_violation")
+    except MemoryError as exc:
+        ballast = None
+        scope.clear()
+        runtime.finish("resource_limit", "MemoryError: the program ran out of memory", program_line(exc), "MemoryError")
+    except Exception as exc:
+        runtime.finish("error", f"{type(exc).__name__}: {exc}", program_line(exc), type(exc).__name__)
+    except BaseException as exc:  # SystemExit / KeyboardInterrupt reached through full builtins
+        runtime.finish("error", f"{type(exc).__name__}: {exc}", program_line(exc), type(exc).__name__)
+    del ballast
+    runtime.finish("ok", "", None, None)
+
+
+def main(config: dict[str, Any], leftover: bytes) -> NoReturn:
+    """Child entry point, called by the bootstrap with the parent's configuration."""
+    sys.setrecursionlimit(int(config["limits"]["max_recursion"]))
+    channel = Channel(leftover)
+    _warm_up()
+    applied = confine(config)
+    channel.send(protocol.notification(protocol.READY, applied))
+    order = channel.receive()
+    if order.get("method") != protocol.RUN:
+        os._exit(2)
+    limits = config["limits"]
+    runtime = ChildRuntime(channel, int(limits["max_stdout_chars"]), int(limits["max_message_bytes"]))
+    run_program(runtime, order["params"], config)
+
+
+def _warm_up() -> None:
+    """Touch lazily imported machinery now, while imports still work (seccomp forbids them later)."""
+    json.loads(json.dumps({"a": [1.5, "é", None, True]}))
+    f"{1:>4}"
+    builtins_table.format_call("{x}", "format", x=math.pi)
+    compile("x = 1", PROGRAM_FILENAME, "exec")
+    str(ValueError("x"))

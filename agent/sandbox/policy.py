@@ -1,0 +1,160 @@
+"""The AST allow-list every agent program must pass before it runs (checked inside the sandbox child).
+
+Only the standard library is imported here: the child process loads this module before its seccomp
+filter closes the file system. Identifiers reach us already NFKC-normalised by the parser, so
+fullwidth spellings of `exec` or `__class__` are caught like the ASCII ones.
+"""
+
+from __future__ import annotations
+
+import ast
+import unicodedata
+
+# Statement and expression nodes a robot program needs; anything else (import, class, async,
+# global/nonlocal, yield, match, try/except*, with) is rejected by omission.
+ALLOWED_NODES: frozenset[type[ast.AST]] = frozenset(
+    {
+        ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While, ast.If,
+        ast.Break, ast.Continue, ast.Pass, ast.Return, ast.FunctionDef, ast.Lambda, ast.Try,
+        ast.ExceptHandler, ast.Raise, ast.Assert, ast.Delete, ast.arguments, ast.arg, ast.keyword,
+        ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Dict, ast.Set, ast.List, ast.Tuple,
+        ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.comprehension, ast.Compare,
+        ast.Call, ast.Constant, ast.Attribute, ast.Subscript, ast.Starred, ast.Name, ast.Slice,
+        ast.JoinedStr, ast.FormattedValue, ast.NamedExpr,
+        ast.Load, ast.Store, ast.Del,
+        ast.And, ast.Or, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
+        ast.LShift, ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd, ast.MatMult,
+        ast.Invert, ast.Not, ast.UAdd, ast.USub,
+        ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
+    }
+)
+
+# Names that would reopen the interpreter even though they are absent from the builtins table;
+# rejecting them here gives the agent a clear message instead of a NameError.
+FORBIDDEN_NAMES: frozenset[str] = frozenset(
+    {
+        "exec", "eval", "compile", "open", "getattr", "setattr", "delattr", "vars", "globals",
+        "locals", "dir", "breakpoint", "input", "help", "memoryview", "type", "object", "super",
+        "classmethod", "staticmethod", "property", "exit", "quit", "copyright", "credits", "license",
+        "id", "issubclass", "bytearray", "reload", "importlib", "sys", "os", "builtins",
+    }
+)
+
+# Attribute names without underscores that still lead to frames, code objects or the class graph.
+FORBIDDEN_ATTRIBUTES: frozenset[str] = frozenset(
+    {
+        "gi_frame", "gi_code", "gi_yieldfrom", "gi_running", "gi_suspended",
+        "cr_frame", "cr_code", "cr_await", "cr_origin", "cr_running",
+        "ag_frame", "ag_code", "ag_await", "ag_running",
+        "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "f_trace", "f_lasti", "f_lineno",
+        "tb_frame", "tb_next", "tb_lasti", "tb_lineno",
+        "co_code", "co_consts", "co_names", "func_globals", "func_code", "mro", "with_traceback",
+    }
+)
+
+# str.format / format_map resolve "{0.attr}" fields with getattr; calls to them are rewritten to a
+# checked formatter (see SAFE_FORMAT_NAME) and any other use of the attribute is refused.
+FORMAT_METHODS: frozenset[str] = frozenset({"format", "format_map"})
+SAFE_FORMAT_NAME = "_sandbox_format_call"
+
+MAX_AST_NODES = 200_000
+
+
+class PolicyViolation(Exception):
+    """A program construct the sandbox refuses; `line` is 1-based in the agent's code (0 if unknown)."""
+
+    def __init__(self, message: str, line: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def _line(node: ast.AST) -> int:
+    return int(getattr(node, "lineno", 0) or 0)
+
+
+def is_allowed_identifier(name: str) -> bool:
+    """False for private, dunder and non-normalised names; the child's formatter uses it too."""
+    return bool(name) and not name.startswith("_") and unicodedata.normalize("NFKC", name) == name
+
+
+def _check_identifier(name: str | None, node: ast.AST, what: str) -> None:
+    if name is None:
+        return
+    if not is_allowed_identifier(name):
+        raise PolicyViolation(f"{what} {name!r} is not allowed: names starting with '_' are reserved", _line(node))
+    if name in FORBIDDEN_NAMES:
+        raise PolicyViolation(f"{what} {name!r} is not allowed in robot programs", _line(node))
+
+
+class _FormatRewriter(ast.NodeTransformer):
+    """Turns `x.format(...)` into `_sandbox_format_call(x, "format", ...)` so fields are checked."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in FORMAT_METHODS:
+            call = ast.Call(
+                func=ast.Name(id=SAFE_FORMAT_NAME, ctx=ast.Load()),
+                args=[func.value, ast.Constant(func.attr), *node.args],
+                keywords=node.keywords,
+            )
+            return ast.copy_location(call, node)
+        return node
+
+
+def _check_node(node: ast.AST, format_calls: set[int]) -> None:
+    kind = type(node)
+    if kind not in ALLOWED_NODES:
+        raise PolicyViolation(f"{_describe(node)} is not allowed in robot programs", _line(node))
+    if isinstance(node, ast.Name):
+        _check_identifier(node.id, node, "name")
+    elif isinstance(node, ast.Attribute):
+        _check_identifier(node.attr, node, "attribute")
+        if node.attr in FORBIDDEN_ATTRIBUTES:
+            raise PolicyViolation(f"attribute {node.attr!r} is not allowed in robot programs", _line(node))
+        if node.attr in FORMAT_METHODS and id(node) not in format_calls:
+            raise PolicyViolation(
+                f"'.{node.attr}' may only be called directly, e.g. \"{{}}\".format(x); or use an f-string",
+                _line(node),
+            )
+    elif isinstance(node, ast.FunctionDef):
+        _check_identifier(node.name, node, "function name")
+        if node.decorator_list:
+            raise PolicyViolation("decorators are not allowed in robot programs", _line(node))
+    elif isinstance(node, ast.arg):
+        _check_identifier(node.arg, node, "parameter")
+    elif isinstance(node, ast.keyword):
+        _check_identifier(node.arg, node, "keyword argument")
+    elif isinstance(node, ast.ExceptHandler):
+        _check_identifier(node.name, node, "exception name")
+
+
+_DESCRIPTIONS: dict[type[ast.AST], str] = {
+    ast.Import: "import", ast.ImportFrom: "import", ast.ClassDef: "class definition",
+    ast.Global: "'global'", ast.Nonlocal: "'nonlocal'", ast.AsyncFunctionDef: "async function",
+    ast.Await: "'await'", ast.AsyncFor: "'async for'", ast.AsyncWith: "'async with'",
+    ast.Yield: "'yield'", ast.YieldFrom: "'yield from'", ast.With: "'with'", ast.Match: "'match'",
+    ast.TryStar: "'except*'",
+}
+
+
+def _describe(node: ast.AST) -> str:
+    return _DESCRIPTIONS.get(type(node), f"syntax {type(node).__name__!r}")
+
+
+def check_program(code: str, filename: str = "<program>") -> ast.Module:
+    """Parse `code` and return its checked, rewritten AST; raise PolicyViolation or SyntaxError."""
+    tree = ast.parse(code, filename=filename, mode="exec")
+    format_calls = {
+        id(n.func)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in FORMAT_METHODS
+    }
+    for count, node in enumerate(ast.walk(tree), 1):
+        if count > MAX_AST_NODES:
+            raise PolicyViolation(f"program too large (more than {MAX_AST_NODES} syntax nodes)", 0)
+        _check_node(node, format_calls)
+    rewritten = _FormatRewriter().visit(tree)
+    assert isinstance(rewritten, ast.Module)
+    return ast.fix_missing_locations(rewritten)

@@ -1,0 +1,358 @@
+"""Start sandbox children, feed them a program, serve their skill calls, and end them on any limit.
+
+`Sandbox` is the reusable form: it keeps one child started and confined ahead of time, so a program
+only pays for sending its code. Every program still gets a fresh process; nothing carries over.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import os
+import select
+import signal
+import subprocess
+import time
+import weakref
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.sandbox import protocol
+from agent.sandbox.layers import HostSupport, LayerReport, detect
+from agent.sandbox.limits import SandboxLayers, SandboxLimits
+from agent.sandbox.reaper import reap_orphans
+from agent.sandbox.result import Outcome, SandboxResult
+from agent.sandbox.server import SandboxFault, SkillServer
+
+# Sources the child needs, in dependency order; the child builds them as modules from stdin.
+CHILD_MODULES = (
+    "agent.sandbox.policy",
+    "agent.sandbox.protocol",
+    "agent.sandbox.builtins_table",
+    "agent.sandbox.seccomp_filter",
+    "agent.sandbox.child",
+)
+
+# Runs in `python -I -S -c`: read one JSON line (module sources and configuration), build the
+# modules in memory, hand over to child.main with whatever bytes followed that line.
+BOOTSTRAP = r"""
+import json, os, sys, types
+buf = b""
+while b"\n" not in buf:
+    chunk = os.read(0, 1 << 20)
+    if not chunk:
+        os._exit(3)
+    buf += chunk
+line, _, rest = buf.partition(b"\n")
+boot = json.loads(line)
+for name, source in boot["modules"]:
+    mod = types.ModuleType(name)
+    sys.modules[name] = mod
+    parent, _, leaf = name.rpartition(".")
+    if parent:
+        setattr(sys.modules[parent], leaf, mod)
+    if source is None:
+        mod.__path__ = []
+    else:
+        exec(compile(source, name.replace(".", "/") + ".py", "exec"), mod.__dict__)
+sys.modules["agent.sandbox.child"].main(boot["config"], rest)
+"""
+
+STDERR_TAIL = 4000
+
+
+def _module_sources() -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = [("agent", None), ("agent.sandbox", None)]
+    for name in CHILD_MODULES:
+        out.append((name, inspect.getsource(importlib.import_module(name))))
+    return out
+
+
+@dataclass
+class _Child:
+    """One started child process and what has been read from it so far."""
+
+    proc: subprocess.Popen[bytes]
+    started: float
+    stdout_buf: bytes = b""
+    stderr_tail: bytes = b""
+    ready: dict[str, Any] | None = None
+    eof: bool = False
+    messages: list[bytes] = field(default_factory=list)
+
+
+class Sandbox:
+    """Runs agent programs, one fresh confined child each, against a skill server in this process."""
+
+    def __init__(
+        self,
+        limits: SandboxLimits | None = None,
+        layers: SandboxLayers | None = None,
+        *,
+        prestart: bool = True,
+    ) -> None:
+        self.limits = limits or SandboxLimits()
+        self.layers = layers or SandboxLayers()
+        self.support: HostSupport = detect(self.layers)
+        self.prestart = prestart
+        self._boot_line = self._make_boot_line()
+        self._spare: _Child | None = None
+        self._live: set[int] = set()
+        self._finalizer = weakref.finalize(self, Sandbox._kill_all, self._live)
+        if prestart:
+            self._spare = self._spawn()
+
+    # -- public ---------------------------------------------------------------------------------
+    @property
+    def report(self) -> LayerReport:
+        """Which layers this sandbox runs with (and why any requested one is missing)."""
+        return self.support.report
+
+    def run(self, code: str, methods: Mapping[str, Callable[..., Any]] | SkillServer) -> SandboxResult:
+        """Run one program to its end and say how it ended; the host is never disturbed by it."""
+        started = time.perf_counter()
+        server = methods if isinstance(methods, SkillServer) else SkillServer(
+            methods, max_calls=self.limits.max_calls, max_message_bytes=self.limits.max_message_bytes
+        )
+        server.reset()
+        size = len(code.encode("utf-8", errors="replace"))
+        if size > self.limits.max_code_bytes:
+            return self._result(
+                "resource_limit", started, message=f"program of {size} bytes exceeds the {self.limits.max_code_bytes}-byte limit",
+                kind="code_size", layers=[],
+            )
+        child, self._spare = (self._spare or self._spawn()), None
+        try:
+            return self._run_in(child, code, server, started)
+        finally:
+            self._end(child)
+            if self.prestart:
+                self._spare = self._spawn()
+
+    def close(self) -> None:
+        """End the spare child, if any."""
+        if self._spare is not None:
+            self._end(self._spare)
+            self._spare = None
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- children -------------------------------------------------------------------------------
+    def _make_boot_line(self) -> bytes:
+        s = self.support
+        config = {
+            "limits": self.limits.model_dump(),
+            "layers": {
+                "ast_policy": self.layers.ast_policy,
+                "restricted_builtins": self.layers.restricted_builtins,
+                "seccomp": s.seccomp_libs is not None,
+                "rlimits": self.layers.rlimits,
+            },
+            "libs": s.seccomp_libs or {},
+            "pyseccomp_source": s.pyseccomp_source,
+        }
+        return protocol.encode({"jsonrpc": "2.0", "modules": _module_sources(), "config": config})
+
+    def _spawn(self) -> _Child:
+        s = self.support
+        argv = [*s.bwrap_argv, s.interpreter, "-I", "-S", "-c", BOOTSTRAP]
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={}, cwd="/",
+            start_new_session=True, close_fds=True, bufsize=0,
+            user=s.uid, group=s.gid, extra_groups=[] if s.uid is not None else None,
+        )
+        self._live.add(proc.pid)
+        child = _Child(proc=proc, started=time.perf_counter())
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(self._boot_line)
+        except (BrokenPipeError, OSError):
+            child.eof = True
+        return child
+
+    @staticmethod
+    def _kill_all(pids: set[int]) -> None:
+        for pid in list(pids):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+
+    def _end(self, child: _Child) -> None:
+        """Kill the child's process group, wait for it, and reap what bwrap leaves behind."""
+        proc = child.proc
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+        self._live.discard(proc.pid)
+        if self.support.subreaper:
+            reap_orphans()
+
+    def _read_some(self, child: _Child, timeout: float) -> None:
+        """Wait up to `timeout` s for output; split complete stdout lines into child.messages."""
+        proc = child.proc
+        assert proc.stdout is not None and proc.stderr is not None
+        fds = [proc.stdout.fileno()] if not child.eof else []
+        fds.append(proc.stderr.fileno())
+        readable, _, _ = select.select(fds, [], [], max(timeout, 0.0))
+        for fd in readable:
+            data = os.read(fd, 1 << 16)
+            if fd == proc.stderr.fileno():
+                child.stderr_tail = (child.stderr_tail + data)[-STDERR_TAIL:]
+                continue
+            if not data:
+                child.eof = True
+                continue
+            child.stdout_buf += data
+        while b"\n" in child.stdout_buf:
+            line, _, child.stdout_buf = child.stdout_buf.partition(b"\n")
+            child.messages.append(line)
+        if len(child.stdout_buf) > self.limits.max_message_bytes + 1024:
+            raise SandboxFault("resource_limit", "message from the program exceeds the size limit", "message_size")
+
+    def _await_ready(self, child: _Child) -> dict[str, Any]:
+        deadline = child.started + self.limits.startup_s
+        while child.ready is None:
+            if child.messages:
+                msg = protocol.decode(child.messages.pop(0))
+                if msg.get("method") != protocol.READY:
+                    raise SandboxFault("error", "sandbox child misbehaved during start-up", "startup")
+                child.ready = msg.get("params") or {}
+                break
+            if child.eof or time.perf_counter() > deadline:
+                child.proc.poll()
+                raise SandboxFault(
+                    "error", "the sandbox failed to start", "startup",
+                    host_detail=f"exit status {child.proc.returncode}; stderr: {child.stderr_tail.decode(errors='replace')}",
+                )
+            self._read_some(child, deadline - time.perf_counter())
+        return child.ready
+
+    def _active_layers(self, ready: dict[str, Any]) -> list[str]:
+        active = dict(self.support.report.active)
+        active["seccomp"] = bool(ready.get("seccomp"))
+        active["rlimits"] = bool(ready.get("rlimits"))
+        return [name for name, on in active.items() if on]
+
+    def _run_in(self, child: _Child, code: str, server: SkillServer, started: float) -> SandboxResult:
+        layers: list[str] = []
+        stdout: list[str] = []
+        stdout_size = 0
+        try:
+            ready = self._await_ready(child)
+            layers = self._active_layers(ready)
+            order = protocol.notification(protocol.RUN, {"code": code, "methods": server.stub_signatures()})
+            self._write(child, protocol.encode(order))
+            deadline = time.perf_counter() + self.limits.wall_s
+            while True:
+                while child.messages:
+                    line = child.messages.pop(0)
+                    msg = protocol.decode(line)
+                    method = msg.get("method")
+                    if "id" in msg:
+                        call_started = time.perf_counter()
+                        reply = server.handle_line(line)
+                        # Time inside a skill is the episode's budget, not the program's wall limit.
+                        deadline += time.perf_counter() - call_started
+                        self._write(child, reply)
+                    elif method == protocol.STDOUT:
+                        text = str((msg.get("params") or {}).get("text", ""))
+                        stdout_size += len(text)
+                        if stdout_size > self.limits.max_stdout_chars + 8192:
+                            raise SandboxFault("resource_limit", "output exceeded the limit", "stdout")
+                        stdout.append(text)
+                    elif method == protocol.DONE:
+                        p = msg.get("params") or {}
+                        return self._result(
+                            _outcome(p.get("outcome")), started, message=str(p.get("message", "")),
+                            line=p.get("line") if isinstance(p.get("line"), int) else None,
+                            kind=p.get("kind") if isinstance(p.get("kind"), str) else None,
+                            stdout="".join(stdout)[: self.limits.max_stdout_chars], server=server, layers=layers,
+                        )
+                    else:
+                        raise SandboxFault("policy_violation", "unexpected message from the sandbox", "protocol")
+                if child.eof:
+                    return self._died(child, started, stdout, server, layers)
+                remaining = deadline - time.perf_counter()
+                if remaining <= 0:
+                    raise SandboxFault("timeout", f"the program ran longer than {self.limits.wall_s:g} s", "wall_clock")
+                self._read_some(child, remaining)
+        except SandboxFault as fault:
+            return self._result(
+                fault.outcome, started, message=fault.message, kind=fault.kind, stdout="".join(stdout),
+                server=server, layers=layers, host_detail=fault.host_detail,
+            )
+        except protocol.ProtocolError as exc:
+            return self._result(
+                "policy_violation", started, message="malformed message from the sandbox", kind="protocol",
+                stdout="".join(stdout), server=server, layers=layers, host_detail=str(exc),
+            )
+
+    def _write(self, child: _Child, data: bytes) -> None:
+        try:
+            assert child.proc.stdin is not None
+            child.proc.stdin.write(data)
+        except (BrokenPipeError, OSError):
+            child.eof = True
+
+    def _died(
+        self, child: _Child, started: float, stdout: list[str], server: SkillServer, layers: list[str]
+    ) -> SandboxResult:
+        """The child ended without reporting: classify its exit status."""
+        try:
+            status = child.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            status = None
+        sig = -status if status is not None and status < 0 else (status - 128 if status and status > 128 else 0)
+        detail = f"exit status {status}; stderr: {child.stderr_tail.decode(errors='replace')}"
+        if sig in (signal.SIGXCPU, signal.SIGKILL):
+            outcome: Outcome = "timeout"
+            message, kind = f"the program used more than {self.limits.cpu_s} s of CPU", "cpu_limit"
+        elif sig == signal.SIGXFSZ:
+            outcome, message, kind = "resource_limit", "the program tried to write a file", "file_size"
+        else:
+            outcome, message, kind = "error", "the sandbox process ended unexpectedly", "crashed"
+        return self._result(
+            outcome, started, message=message, kind=kind, stdout="".join(stdout), server=server, layers=layers,
+            host_detail=detail,
+        )
+
+    def _result(
+        self, outcome: Outcome, started: float, *, message: str = "", line: int | None = None,
+        kind: str | None = None, stdout: str = "", server: SkillServer | None = None,
+        layers: list[str] | None = None, host_detail: str | None = None,
+    ) -> SandboxResult:
+        return SandboxResult(
+            outcome=outcome, line=line, message=message, error_kind=kind, stdout=stdout,
+            calls=list(server.calls) if server is not None else [], wall_s=time.perf_counter() - started,
+            layers=layers or [], host_detail=host_detail,
+        )
+
+
+_OUTCOMES: tuple[Outcome, ...] = ("ok", "policy_violation", "skill_error", "timeout", "resource_limit", "error")
+
+
+def _outcome(value: Any) -> Outcome:
+    """The child's claimed outcome, if it is one of ours; anything else is an error."""
+    for outcome in _OUTCOMES:
+        if value == outcome:
+            return outcome
+    return "error"
+
+
+def run_program(
+    code: str, methods: Mapping[str, Callable[..., Any]], limits: SandboxLimits | None = None,
+    layers: SandboxLayers | None = None,
+) -> SandboxResult:
+    """Run one program in a fresh sandbox (cold start); use `Sandbox` to amortise start-up."""
+    with Sandbox(limits, layers, prestart=False) as sandbox:
+        return sandbox.run(code, methods)
