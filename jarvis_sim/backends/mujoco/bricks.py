@@ -6,9 +6,10 @@ dimensions), colour from `jarvis_sim.lego.colors`, contact settings from what a 
 (see shared/notes/mujoco-lego.md).
 
 Geom groups (MuJoCo's visibility groups, used by the renderers):
-- 0: collision and visual (the detailed shape, or the cheap box),
-- 2: visual only (studs drawn on a cheap box brick; they never collide),
-- 3: collision only (invisible).
+- 0: collision and visual (studs of a detailed brick, the box of a cheap one),
+- 2: visual only (the body box of a detailed brick, studs of a cheap one; they never collide),
+- 3: collision only, never drawn (top slab, walls and tubes of a detailed brick, hidden inside the box).
+Render groups 0-2 to see a brick as it looks (body box plus studs).
 """
 
 from __future__ import annotations
@@ -104,13 +105,18 @@ def add_part_geoms(
 
     geoms: list[mujoco.MjsGeom] = []
     for prim in primitives(p):
-        if prim.role == "body":
-            solid = detail == "body"
-        else:
-            # In "body" detail only the studs are drawn (on top of the box); walls and tubes are hidden inside it.
-            if detail == "body" and prim.role != "stud":
+        # What renders: the body box and the studs. What collides: the box ("body" detail), or the top,
+        # walls, tubes and studs ("full"); the hidden underside never renders, which halves draw time.
+        if detail == "body":
+            if prim.role not in ("body", "stud"):
                 continue
-            solid = detail == "full"
+            solid = prim.role == "body"
+            visible = True
+        else:
+            solid = prim.role != "body"
+            visible = prim.role in ("body", "stud")
+        if not visible and not (solid and collide):
+            continue
         g = body.add_geom()
         if prim.shape == "box":
             g.type = mujoco.mjtGeom.mjGEOM_BOX
@@ -124,7 +130,7 @@ def add_part_geoms(
         g.mass = 0.0
         g.density = 0.0
         if solid and collide:
-            g.group = GROUP_SOLID
+            g.group = GROUP_SOLID if visible else GROUP_COLLISION
             g.contype = 1
             g.conaffinity = 1
             g.solref = list(contact.solref)
@@ -133,7 +139,7 @@ def add_part_geoms(
             g.condim = contact.condim
             g.margin = contact.margin
         else:
-            g.group = GROUP_VISUAL if collide or not solid else GROUP_SOLID
+            g.group = GROUP_VISUAL
             g.contype = 0
             g.conaffinity = 0
         geoms.append(g)

@@ -1,0 +1,132 @@
+"""Arm kinematics on a Panda-only model: damped-least-squares IK and a Cartesian tracking controller.
+
+The scene model carries hundreds of brick degrees of freedom; Jacobians on a separate 9-dof model of
+the arm alone cost microseconds instead. A Cartesian target is tracked by moving a set-point toward it
+at bounded speed (straight lines in space) and taking one IK iteration per control tick from the
+previous joint command, so the position servos receive smooth joint targets.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from jarvis_sim.backends.mujoco.panda import HOME_Q, Q_LOWER, Q_UPPER, TCP_SITE, arm_spec
+
+_LIMIT_MARGIN = 0.02  # rad kept from the joint stops
+
+
+def quat_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """Rotation vector (world frame) taking `current` to `target` (both wxyz)."""
+    err = np.zeros(3)
+    mujoco.mju_subQuat(err, target, current)  # in current's frame
+    mat = np.zeros(9)
+    mujoco.mju_quat2Mat(mat, current)
+    return mat.reshape(3, 3) @ err
+
+
+def slerp(q0: np.ndarray, q1: np.ndarray, t: float) -> np.ndarray:
+    """Spherical interpolation between unit quaternions."""
+    d = float(np.dot(q0, q1))
+    if d < 0:
+        q1, d = -q1, -d
+    if d > 0.9995:
+        out = q0 + t * (q1 - q0)
+        return out / np.linalg.norm(out)
+    theta = np.arccos(d)
+    return (np.sin((1 - t) * theta) * q0 + np.sin(t * theta) * q1) / np.sin(theta)
+
+
+class ArmKinematics:
+    """Forward kinematics and IK of the Panda's tool-centre-point site."""
+
+    def __init__(self) -> None:
+        self.model = arm_spec().compile()
+        self.data = mujoco.MjData(self.model)
+        self.site = self.model.site(TCP_SITE).id
+        self._jp = np.zeros((3, self.model.nv))
+        self._jr = np.zeros((3, self.model.nv))
+        self.lower = Q_LOWER + _LIMIT_MARGIN
+        self.upper = Q_UPPER - _LIMIT_MARGIN
+
+    def fk(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """TCP position and quaternion (wxyz) in the robot base frame for arm joints q."""
+        self.data.qpos[:7] = q
+        mujoco.mj_kinematics(self.model, self.data)
+        quat = np.zeros(4)
+        mujoco.mju_mat2Quat(quat, self.data.site_xmat[self.site])
+        return self.data.site_xpos[self.site].copy(), quat
+
+    def ik_step(self, q: np.ndarray, pos: np.ndarray, quat: np.ndarray, damping: float = 1e-3,
+                null_gain: float = 0.05) -> tuple[np.ndarray, float, float]:
+        """One damped-least-squares step toward the pose; returns (q_new, position error m, angle error rad)."""
+        cur_p, cur_q = self.fk(q)
+        mujoco.mj_comPos(self.model, self.data)  # the Jacobian reads cdof, computed here
+        mujoco.mj_jacSite(self.model, self.data, self._jp, self._jr, self.site)
+        jac = np.vstack([self._jp[:, :7], self._jr[:, :7]])
+        err = np.concatenate([pos - cur_p, quat_error(quat, cur_q)])
+        jjt = jac @ jac.T + damping**2 * np.eye(6)
+        dq = jac.T @ np.linalg.solve(jjt, err)
+        # Pull toward home in the null space so the elbow stays up and away from the table.
+        pinv = jac.T @ np.linalg.inv(jjt)
+        dq += (np.eye(7) - pinv @ jac) @ (null_gain * (HOME_Q - q))
+        q_new = np.clip(q + dq, self.lower, self.upper)
+        return q_new, float(np.linalg.norm(err[:3])), float(np.linalg.norm(err[3:]))
+
+    def solve(self, pos: np.ndarray, quat: np.ndarray, q0: np.ndarray | None = None, max_iter: int = 300,
+              tol_pos: float = 1e-4, tol_rot: float = 1e-3) -> np.ndarray | None:
+        """Joint angles putting the TCP at the pose (base frame), or None when no solution within limits."""
+        starts = [HOME_Q.copy()] if q0 is None else [np.asarray(q0, dtype=float).copy(), HOME_Q.copy()]
+        for q in starts:
+            for _ in range(max_iter):
+                q, ep, er = self.ik_step(q, pos, quat, damping=1e-2, null_gain=0.0)
+                if ep < tol_pos and er < tol_rot:
+                    return q
+        return None
+
+
+class CartesianController:
+    """Tracks a TCP target with bounded speed by turning it into joint targets, one IK step per tick."""
+
+    def __init__(self, kin: ArmKinematics, max_speed_m_s: float = 0.25, max_rot_rad_s: float = 1.5) -> None:
+        self.kin = kin
+        self.max_speed = max_speed_m_s
+        self.max_rot = max_rot_rad_s
+        self.target: tuple[np.ndarray, np.ndarray] | None = None
+        self.setpoint: tuple[np.ndarray, np.ndarray] | None = None
+
+    def set_target(self, pos: np.ndarray, quat: np.ndarray, q_cmd: np.ndarray) -> None:
+        """Start tracking a new target from where the current joint command puts the TCP."""
+        quat = np.asarray(quat, dtype=float)
+        self.target = (np.asarray(pos, dtype=float).copy(), quat / np.linalg.norm(quat))
+        if self.setpoint is None:
+            self.setpoint = self.kin.fk(q_cmd)
+
+    def clear(self) -> None:
+        """Stop tracking (joint commands take over)."""
+        self.target = None
+        self.setpoint = None
+
+    def tick(self, q_cmd: np.ndarray, dt: float) -> np.ndarray:
+        """The next joint command: advance the set-point toward the target and take one IK step."""
+        if self.target is None or self.setpoint is None:
+            return q_cmd
+        (tp, tq), (sp, sq) = self.target, self.setpoint
+        delta = tp - sp
+        dist = float(np.linalg.norm(delta))
+        step = self.max_speed * dt
+        sp = tp.copy() if dist <= step else sp + delta * (step / dist)
+        angle = float(np.linalg.norm(quat_error(tq, sq)))
+        rstep = self.max_rot * dt
+        sq = tq.copy() if angle <= rstep else slerp(sq, tq, rstep / angle)
+        self.setpoint = (sp, sq)
+        q = q_cmd
+        for _ in range(2):
+            q, _, _ = self.kin.ik_step(q, sp, sq)
+        return q
+
+    def arrived(self) -> bool:
+        """True when the set-point has reached the target."""
+        if self.target is None or self.setpoint is None:
+            return True
+        return bool(np.allclose(self.target[0], self.setpoint[0]) and np.allclose(self.target[1], self.setpoint[1]))
