@@ -56,6 +56,12 @@ class RoundRecord(BaseModel):
     tokens_out: int = 0
     cost_usd: float = 0.0
     wall_s: float = 0.0
+    # Per-round state and scores (reflection tables R1..Rk); optional, so older records stay valid.
+    final_state: WorldState | None = Field(
+        default=None, description="Assembly episodes: ground truth at the end of this round, for re-scoring."
+    )
+    sim_time_s: float | None = Field(default=None, description="Simulated time at the end of this round, s.")
+    scores: dict[str, float] = Field(default_factory=dict, description="Scores of the state after this round.")
 
 
 class Timings(BaseModel):

@@ -1,0 +1,116 @@
+"""PNG plots of run summaries (matplotlib, Agg backend: no display needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evaluator.stats import MeanCI
+from evaluator.summary import RunSummary
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _err(cis: list[MeanCI | None]) -> tuple[list[float], list[list[float]]]:
+    means = [c.mean if c else 0.0 for c in cis]
+    lo = [c.mean - c.lo if c else 0.0 for c in cis]
+    hi = [c.hi - c.mean if c else 0.0 for c in cis]
+    return means, [lo, hi]
+
+
+def plot_difficulty(summary: RunSummary, path: Path) -> Path | None:
+    """Bars of the mean soft score per difficulty with 95% CI whiskers; None when there is nothing."""
+    names = list(summary.by_difficulty)
+    if not names:
+        return None
+    plt = _pyplot()
+    means, err = _err([summary.by_difficulty[n].soft_score for n in names])
+    fig, ax = plt.subplots(figsize=(5.5, 3.5), dpi=120)
+    ax.bar([n.capitalize() for n in names], means, yerr=err, capsize=4, color="#4C72B0")
+    for k, n in enumerate(names):
+        ax.annotate(f"n={summary.by_difficulty[n].n}", (k, 2), ha="center", color="white", fontsize=8)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("soft score")
+    ax.set_title(f"{summary.run}: soft score by difficulty (95% CI)")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def plot_heatmap(summary: RunSummary, path: Path) -> Path | None:
+    """Heat map of the mean soft score by horizon and initial complexity; None when there is no table."""
+    table = summary.horizon_complexity
+    if table is None or not any(c.n for row in table.cells for c in row):
+        return None
+    import numpy as np
+
+    plt = _pyplot()
+    values = np.array([[c.soft_score.mean if c.soft_score else np.nan for c in row] for row in table.cells])
+    fig, ax = plt.subplots(figsize=(6.5, 3.8), dpi=120)
+    im = ax.imshow(np.ma.masked_invalid(values), vmin=0, vmax=100, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(table.complexity_bins)), table.complexity_bins)
+    ax.set_yticks(range(len(table.horizon_bins)), table.horizon_bins)
+    ax.set_xlabel("initial complexity (bricks present)")
+    ax.set_ylabel("horizon (bricks to place)")
+    for i, row in enumerate(table.cells):
+        for j, c in enumerate(row):
+            text = f"{c.soft_score.mean:.0f}\n(n={c.n})" if c.soft_score else "–"
+            ax.text(j, i, text, ha="center", va="center", fontsize=7, color="white" if c.soft_score else "grey")
+    fig.colorbar(im, ax=ax, label="mean soft score")
+    ax.set_title(f"{summary.run}: horizon x complexity")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def plot_rounds(summary: RunSummary, path: Path) -> Path | None:
+    """Mean soft score after each reflection round, with and without time penalty; None without rounds."""
+    rows = summary.reflection
+    if not rows:
+        return None
+    plt = _pyplot()
+    x = [r.round for r in rows]
+    fig, ax = plt.subplots(figsize=(5.5, 3.5), dpi=120)
+    for attr, label in (("soft_score", "with time penalty"), ("soft_score_no_time_penalty", "without")):
+        means, err = _err([getattr(r, attr) for r in rows])
+        ax.errorbar(x, means, yerr=err, marker="o", capsize=4, label=label)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("soft score")
+    ax.set_title(f"{summary.run}: reflection rounds (95% CI)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def plot_comparison(summaries: list[RunSummary], labels: list[str], path: Path) -> Path | None:
+    """Grouped bars: soft score per difficulty, one bar per run; None when no run has assembly results."""
+    diffs = [d for d in ("easy", "medium", "hard", "overall") if any(d in s.by_difficulty for s in summaries)]
+    if not diffs:
+        return None
+    plt = _pyplot()
+    width = 0.8 / len(summaries)
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(diffs) * len(summaries) ** 0.5 + 3), 3.8), dpi=120)
+    for k, (s, label) in enumerate(zip(summaries, labels, strict=True)):
+        means, err = _err([s.by_difficulty[d].soft_score if d in s.by_difficulty else None for d in diffs])
+        xs = [i + (k - (len(summaries) - 1) / 2) * width for i in range(len(diffs))]
+        ax.bar(xs, means, width=width, yerr=err, capsize=3, label=label)
+    ax.set_xticks(range(len(diffs)), [d.capitalize() for d in diffs])
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("soft score")
+    ax.legend(fontsize=7)
+    ax.set_title("soft score by difficulty (95% CI)")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path

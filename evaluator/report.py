@@ -1,0 +1,242 @@
+"""report.md, summary.json and plots for one run, and side-by-side comparisons of several runs.
+
+`write_run_report` is what the batch runner calls at the end of a run; `write_report` backs
+`jarvis report RUN_DIR [RUN_DIR ...] --out DIR`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evaluator import plots
+from evaluator.run_dir import RecordsChoice, read_run_dir
+from evaluator.stats import MeanCI
+from evaluator.summary import ASSEMBLY_FAMILY, SUB_SCORES, RunSummary, summarise
+
+SUMMARY_FILE = "summary.json"
+REPORT_FILE = "report.md"
+COMPARISON_FILE = "comparison.json"
+
+
+def _ci(c: MeanCI | None, digits: int = 1) -> str:
+    return c.fmt(digits) if c else "–"
+
+
+def _num(v: float | None, digits: int = 1, signed: bool = False) -> str:
+    if v is None:
+        return "–"
+    return f"{v:+.{digits}f}" if signed else f"{v:.{digits}f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
+    """The markdown report of one run."""
+    s = summary
+    lines = [f"# Run `{s.run}`", ""]
+    if s.labels:
+        lines.append(", ".join(f"{k}: **{v}**" for k, v in s.labels.items()))
+        lines.append("")
+    lines.append(
+        f"{s.n_episodes} episodes ({s.n_failed} failed, {s.n_cancelled} cancelled, left out) from "
+        f"`{s.records_file}`; families: {', '.join(s.families) or '–'}; scoring config version "
+        f"{s.scoring_config_version if s.scoring_config_version is not None else 'mixed or none'}."
+    )
+    lines.append("Means with 95% bootstrap confidence intervals in brackets; scores 0-100.")
+    lines.append("")
+    if s.by_difficulty:
+        lines += ["## Assembly by difficulty", ""]
+        header = ["Difficulty", "n", "Soft score", *[k.replace("_", " ") for k in SUB_SCORES], "Failed actions/task"]
+        rows = [
+            [name.capitalize(), str(d.n), _ci(d.soft_score), *[_ci(d.sub_scores.get(k)) for k in SUB_SCORES],
+             _ci(d.failed_actions_per_task, 2)]
+            for name, d in s.by_difficulty.items()
+        ]
+        lines += [*_table(header, rows), ""]
+    if s.horizon_complexity is not None:
+        t = s.horizon_complexity
+        lines += ["## Soft score by horizon (rows) and initial complexity (columns)", ""]
+        rows = [
+            [h, *[f"{c.soft_score.mean:.1f} (n={c.n})" if c.soft_score else "–" for c in row]]
+            for h, row in zip(t.horizon_bins, t.cells, strict=True)
+        ]
+        lines += _table(["Horizon \\ complexity", *t.complexity_bins], rows)
+        if t.n_without_task_info:
+            lines.append(f"\n{t.n_without_task_info} episode(s) without task size information are not in this table.")
+        lines.append("")
+    if s.reflection:
+        lines += ["## Reflection rounds", "", "Change is the mean paired change from the previous round.", ""]
+        rows = [
+            [r.round, str(r.n), _ci(r.soft_score), _num(r.delta, signed=True), _ci(r.soft_score_no_time_penalty),
+             _num(r.delta_no_time_penalty, signed=True)]
+            for r in s.reflection
+        ]
+        lines += [*_table(["Round", "n", "Soft score", "Change", "No time penalty", "Change"], rows), ""]
+    # Assembly groups repeat the difficulty table unless the run mixes several assembly suites.
+    lego_groups = [k for k, g in s.groups.items() if g.family == ASSEMBLY_FAMILY]
+    for key, g in s.groups.items():
+        if g.family == ASSEMBLY_FAMILY and len(lego_groups) == 1:
+            continue
+        lines += [f"## Group `{key}` ({g.n} episodes)", ""]
+        keys = list(g.scores)
+        if g.by_difficulty:
+            header = ["Score", "All", *g.by_difficulty]
+            rows = [[k, _ci(g.scores.get(k)), *[_ci(v.get(k)) for v in g.by_difficulty.values()]] for k in keys]
+        else:
+            header, rows = ["Score", "All"], [[k, _ci(g.scores.get(k))] for k in keys]
+        lines += [*_table(header, rows), ""]
+    if s.skipped_lines:
+        lines += ["## Skipped lines", "", *[f"- {p}" for p in s.skipped_lines], ""]
+    if plot_files:
+        lines += ["## Plots", "", *[f"![{Path(p).stem}]({p})" for p in plot_files], ""]
+    return "\n".join(lines)
+
+
+class ComparisonRow(BaseModel):
+    """One run in a comparison: its labels and headline numbers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run: str
+    labels: dict[str, str]
+    n_episodes: int
+    soft_score: MeanCI | None
+    by_difficulty: dict[str, MeanCI | None] = Field(default_factory=dict)
+    completion: MeanCI | None = None
+    groups: dict[str, MeanCI | None] = Field(default_factory=dict, description="soft_score per group.")
+
+
+class Comparison(BaseModel):
+    """Several runs side by side (the paper's Table 2: models x tool libraries)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rows: list[ComparisonRow]
+    models: list[str]
+    tool_libraries: list[str]
+    overall: dict[str, dict[str, MeanCI | None]] = Field(
+        default_factory=dict, description="model -> tool library -> overall soft score."
+    )
+
+
+def compare(summaries: Sequence[RunSummary]) -> Comparison:
+    """Side-by-side table of several runs."""
+    rows = [
+        ComparisonRow(
+            run=s.run,
+            labels=s.labels,
+            n_episodes=s.n_episodes,
+            soft_score=s.soft_score,
+            by_difficulty={d: v.soft_score for d, v in s.by_difficulty.items()},
+            completion=s.sub_scores.get("completion"),
+            groups={k: g.scores.get("soft_score") for k, g in s.groups.items()},
+        )
+        for s in summaries
+    ]
+    models = list(dict.fromkeys(r.labels.get("model", r.run) for r in rows))
+    tools = list(dict.fromkeys(r.labels.get("tool_library", "–") for r in rows))
+    overall: dict[str, dict[str, MeanCI | None]] = {m: {} for m in models}
+    for r in rows:
+        overall[r.labels.get("model", r.run)][r.labels.get("tool_library", "–")] = r.soft_score
+    return Comparison(rows=rows, models=models, tool_libraries=tools, overall=overall)
+
+
+def render_comparison(c: Comparison, plot_files: Sequence[str] = (), links: Sequence[str] = ()) -> str:
+    """The markdown of a comparison."""
+    lines = ["# Comparison of runs", "", "Means with 95% bootstrap confidence intervals; scores 0-100.", ""]
+    if len(c.tool_libraries) > 1 or len(c.models) > 1:
+        lines += ["## Overall soft score: model x tool library", ""]
+        rows = [[m, *[_ci(c.overall[m].get(t)) for t in c.tool_libraries]] for m in c.models]
+        lines += [*_table(["Model", *c.tool_libraries], rows), ""]
+    diffs = [d for d in ("easy", "medium", "hard", "overall") if any(d in r.by_difficulty for r in c.rows)]
+    groups = list(dict.fromkeys(k for r in c.rows for k in r.groups))
+    lines += ["## Runs", ""]
+    header = ["Run", "Model", "Tools", "Mode", "n", *[d.capitalize() for d in diffs]]
+    if diffs:
+        header.append("Completion")
+    header += groups if len(groups) > 1 or not diffs else []
+    rows = []
+    for r in c.rows:
+        row = [r.run, r.labels.get("model", "–"), r.labels.get("tool_library", "–"), r.labels.get("mode", "–"),
+               str(r.n_episodes), *[_ci(r.by_difficulty.get(d)) for d in diffs]]
+        if diffs:
+            row.append(_ci(r.completion))
+        row += [_ci(r.groups.get(g)) for g in groups] if len(groups) > 1 or not diffs else []
+        rows.append(row)
+    lines += [*_table(header, rows), ""]
+    if links:
+        lines += ["## Per-run reports", "", *[f"- [{Path(p).parent.name}]({p})" for p in links], ""]
+    if plot_files:
+        lines += ["## Plots", "", *[f"![{Path(p).stem}]({p})" for p in plot_files], ""]
+    return "\n".join(lines)
+
+
+def write_summary_outputs(summary: RunSummary, out_dir: Path, with_plots: bool = True) -> list[Path]:
+    """Write summary.json, plots and report.md for one run into out_dir; returns the files written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = [out_dir / SUMMARY_FILE]
+    (out_dir / SUMMARY_FILE).write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    made: list[Path] = []
+    if with_plots:
+        for fn, name in ((plots.plot_difficulty, "difficulty.png"), (plots.plot_heatmap, "horizon_complexity.png"),
+                         (plots.plot_rounds, "reflection_rounds.png")):
+            p = fn(summary, out_dir / name)
+            if p is not None:
+                made.append(p)
+    (out_dir / REPORT_FILE).write_text(render_run(summary, [p.name for p in made]) + "\n", encoding="utf-8")
+    return [*written, *made, out_dir / REPORT_FILE]
+
+
+def write_run_report(
+    run_dir: Path,
+    out_dir: Path | None = None,
+    strict: bool = True,
+    records: RecordsChoice = "auto",
+    with_plots: bool = True,
+) -> RunSummary:
+    """Read a run directory, summarise it and write summary.json, report.md and plots (default: into it)."""
+    summary = summarise(read_run_dir(run_dir, strict=strict, records=records))
+    write_summary_outputs(summary, Path(out_dir) if out_dir else Path(run_dir), with_plots)
+    return summary
+
+
+def write_report(
+    run_dirs: Sequence[Path], out: Path, strict: bool = True, records: RecordsChoice = "auto", with_plots: bool = True
+) -> list[RunSummary]:
+    """Reports for one or several runs into `out`; several runs also get a side-by-side comparison.
+
+    One run: out/summary.json, out/report.md, plots. Several: one such folder per run under out/, and
+    out/report.md, out/comparison.json and out/comparison.png comparing them.
+    """
+    out = Path(out)
+    if len(run_dirs) == 1:
+        return [write_run_report(run_dirs[0], out, strict, records, with_plots)]
+    summaries: list[RunSummary] = []
+    links: list[str] = []
+    used: set[str] = set()
+    for k, rd in enumerate(run_dirs):
+        summary = summarise(read_run_dir(rd, strict=strict, records=records))
+        name = summary.run if summary.run not in used else f"{summary.run}-{k}"
+        used.add(name)
+        write_summary_outputs(summary, out / name, with_plots)
+        summaries.append(summary)
+        links.append(f"{name}/{REPORT_FILE}")
+    comparison = compare(summaries)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / COMPARISON_FILE).write_text(comparison.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    made: list[str] = []
+    if with_plots:
+        labels = [" / ".join(v for v in (s.labels.get("model"), s.labels.get("tool_library")) if v) or s.run
+                  for s in summaries]
+        p = plots.plot_comparison(summaries, labels, out / "comparison.png")
+        if p is not None:
+            made.append(p.name)
+    (out / REPORT_FILE).write_text(render_comparison(comparison, made, links) + "\n", encoding="utf-8")
+    return summaries
