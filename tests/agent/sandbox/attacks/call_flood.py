@@ -1,0 +1,4 @@
+# attack: skill-call flood
+# expect: resource_limit
+while True:
+    ping()

@@ -1,0 +1,4 @@
+# attack: class definition (metaclass tricks)
+# expect: policy_violation
+class A:
+    pass

@@ -1,0 +1,3 @@
+# attack: compile to a code object
+# expect: policy_violation
+c = compile("1", "x", "eval")

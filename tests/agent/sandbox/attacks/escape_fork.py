@@ -1,0 +1,8 @@
+# attack: raw escape: fork a process (fork bomb seed)
+# expect: policy_violation
+# evidence: stdout
+os = (x for x in [1]).gi_frame.f_builtins["__import__"]("os")
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+print("ESCAPED fork", pid)

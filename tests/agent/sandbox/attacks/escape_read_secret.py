@@ -1,0 +1,5 @@
+# attack: raw escape: read a root-only host file and print it
+# expect: policy_violation
+# evidence: secret
+b = (x for x in [1]).gi_frame.f_builtins
+print(b["open"]("{{SECRET}}").read())

@@ -1,0 +1,3 @@
+# attack: eval of a string
+# expect: policy_violation
+eval("1 + 1")

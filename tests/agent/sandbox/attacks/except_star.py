@@ -1,0 +1,6 @@
+# attack: try/except* (RestrictedPython CVE-2023-37271 family)
+# expect: policy_violation
+try:
+    pass
+except* ValueError:
+    pass

@@ -1,0 +1,3 @@
+# attack: exec of an import
+# expect: policy_violation
+exec("import os")

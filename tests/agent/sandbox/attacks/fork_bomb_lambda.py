@@ -1,0 +1,3 @@
+# attack: fork bomb spelled without imports
+# expect: policy_violation
+__import__("os").fork()

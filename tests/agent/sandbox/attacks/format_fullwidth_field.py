@@ -1,0 +1,3 @@
+# attack: str.format field with a fullwidth dunder name
+# expect: policy_violation
+print("{0.＿＿class＿＿}".format(1))

@@ -1,0 +1,4 @@
+# attack: from-import of subprocess
+# expect: policy_violation
+from subprocess import run
+run(["sh", "-c", "echo ESCAPED > {{MARKER}}"])

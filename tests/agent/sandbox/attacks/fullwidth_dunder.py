@@ -1,0 +1,3 @@
+# attack: fullwidth letters normalised to __class__ by the parser
+# expect: policy_violation
+x = ().__ｃｌａｓｓ__.__ｂａｓｅ__

@@ -1,0 +1,3 @@
+# attack: fullwidth identifier normalised to exec
+# expect: policy_violation
+ｅｘｅｃ("import os")

@@ -1,0 +1,3 @@
+# attack: getattr with a dunder string
+# expect: policy_violation
+k = getattr(1, "__cl" + "ass__")

@@ -1,0 +1,6 @@
+# attack: global statement
+# expect: policy_violation
+def f():
+    global ping
+    ping = None
+f()

@@ -1,0 +1,4 @@
+# attack: globals() to reach module state
+# expect: policy_violation
+g = globals()
+print(g)

@@ -1,0 +1,3 @@
+# attack: one skill call with a 20 MB argument
+# expect: resource_limit
+ping("x" * (20 * 1024 * 1024))

@@ -1,0 +1,5 @@
+# attack: socket to the host's 127.0.0.1
+# expect: policy_violation
+import socket
+s = socket.create_connection(("127.0.0.1", {{PORT}}))
+s.sendall(b"ESCAPED")

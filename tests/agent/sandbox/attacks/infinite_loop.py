@@ -1,0 +1,4 @@
+# attack: busy infinite loop
+# expect: timeout
+while True:
+    pass

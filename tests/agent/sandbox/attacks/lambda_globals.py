@@ -1,0 +1,3 @@
+# attack: function globals through a lambda
+# expect: policy_violation
+print((lambda: 0).__globals__)

@@ -1,0 +1,7 @@
+# attack: infinite loop that swallows every exception
+# expect: timeout
+while True:
+    try:
+        x = [0] * 10
+    except:
+        pass

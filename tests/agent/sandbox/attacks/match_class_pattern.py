@@ -1,0 +1,5 @@
+# attack: match class pattern reading __class__ through keyword patterns
+# expect: policy_violation
+match 1:
+    case int(__class__=c):
+        print(c)

@@ -1,0 +1,5 @@
+# attack: string doubling until memory runs out
+# expect: resource_limit
+s = "a"
+while True:
+    s = s + s

@@ -1,0 +1,3 @@
+# attack: call a method that is not a skill
+# expect: error
+system("ls")

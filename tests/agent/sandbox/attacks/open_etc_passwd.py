@@ -1,0 +1,3 @@
+# attack: read a host file
+# expect: policy_violation
+print(open("/etc/passwd").read())

@@ -1,0 +1,4 @@
+# attack: print flood
+# expect: resource_limit
+while True:
+    print("x" * 1000)

@@ -1,0 +1,3 @@
+# attack: underscore keyword smuggled into a skill call
+# expect: policy_violation
+ping(_raw=True)

@@ -1,0 +1,3 @@
+# attack: read the process environment through /proc
+# expect: policy_violation
+print(open("/proc/self/environ").read())

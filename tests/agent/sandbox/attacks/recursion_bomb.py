@@ -1,0 +1,5 @@
+# attack: unbounded recursion
+# expect: error
+def f(n):
+    return f(n + 1)
+f(0)

@@ -1,0 +1,6 @@
+# attack: signal module to ignore the CPU limit
+# expect: policy_violation
+import signal
+signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+while True:
+    pass

@@ -1,0 +1,4 @@
+# attack: str.format bound method taken as a value
+# expect: policy_violation
+f = "{0.__class__}".format
+print(f(1))

@@ -1,0 +1,6 @@
+# attack: exception traceback frame walk
+# expect: policy_violation
+try:
+    1 / 0
+except ZeroDivisionError as e:
+    print(e.__traceback__.tb_frame.f_back)

@@ -1,0 +1,3 @@
+# attack: type() to reach object
+# expect: policy_violation
+print(type(1).mro())

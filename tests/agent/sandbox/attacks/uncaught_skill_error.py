@@ -1,0 +1,3 @@
+# attack: a skill error nobody catches
+# expect: skill_error
+fail()

@@ -1,0 +1,4 @@
+# attack: with statement over a file
+# expect: policy_violation
+with open("{{MARKER}}", "w") as f:
+    f.write("ESCAPED")

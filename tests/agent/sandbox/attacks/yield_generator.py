@@ -1,0 +1,5 @@
+# attack: generator function (frame internals)
+# expect: policy_violation
+def g():
+    yield 1
+print(list(g()))
