@@ -17,3 +17,69 @@ class SkillError(Exception):
     def message(self) -> str:
         """The agent-facing explanation."""
         return str(self.args[0]) if self.args else ""
+
+
+class InvalidArgument(SkillError):
+    """An argument the skill cannot use (wrong type, out of range, unknown id)."""
+
+    kind = "invalid_argument"
+
+
+class UnknownBrick(SkillError):
+    """A perception id that the last observation did not produce."""
+
+    kind = "unknown_brick"
+
+
+class NotGraspable(SkillError):
+    """The brick cannot be grasped: covered, part of the structure, or no room for the fingers."""
+
+    kind = "not_graspable"
+
+
+class GraspFailed(SkillError):
+    """The fingers closed but the brick is not between them (slipped or missed)."""
+
+    kind = "grasp_failed"
+
+
+class NothingHeld(SkillError):
+    """A placement was asked for while the gripper holds nothing."""
+
+    kind = "nothing_held"
+
+
+class AlreadyHolding(SkillError):
+    """A pick was asked for while the gripper already holds a brick."""
+
+    kind = "already_holding"
+
+
+class Unreachable(SkillError):
+    """No arm configuration reaches the pose."""
+
+    kind = "unreachable"
+
+
+class PathBlocked(SkillError):
+    """Every path to the pose would collide with the structure or a brick."""
+
+    kind = "path_blocked"
+
+
+class PlacementOccupied(SkillError):
+    """The target studs are covered by another brick."""
+
+    kind = "placement_occupied"
+
+
+class PlacementFailed(SkillError):
+    """The brick was released but is not seated on the target studs."""
+
+    kind = "placement_failed"
+
+
+class BudgetExceeded(SkillError):
+    """The episode's skill-call or simulated-time budget is spent."""
+
+    kind = "budget_exceeded"

@@ -32,7 +32,7 @@ def run_command(config: RunConfig, out: Path, workers: int, executor: str, addre
         bar.update(1)
         bar.set_postfix(done=progress.done, failed=progress.failed, mean=f"{progress.mean_score:.1f}")
 
-    run, progress = run_batch(config, out, workers=workers, executor=executor, ray_address=address, on_record=on_record)  # type: ignore[arg-type]
+    run, _progress = run_batch(config, out, workers=workers, executor=executor, ray_address=address, on_record=on_record)  # type: ignore[arg-type]
     if bar is not None:
         bar.close()
     from agent.reporting import finish_run

@@ -1,0 +1,161 @@
+"""The simulator side of the skills: the backend, the workspace calibration and what was perceived.
+
+Agent programs never see this object: they call skills by name over the RPC, and `invoke` validates
+the arguments, enforces the budget, applies scheduled perturbations, runs the skill and logs the call.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from pydantic import BaseModel, ValidationError, validate_call
+
+from evaluator.records import SkillCallRecord
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.tasks.spec import Perturbation, Workspace
+from skills.errors import BudgetExceeded, InvalidArgument, SkillError, UnknownBrick
+from skills.types import BrickDescriptor
+
+if TYPE_CHECKING:
+    from skills.motion import MotionPlanner
+    from skills.registry import SkillSpec
+
+
+@dataclass
+class Perceived:
+    """The last observation: descriptors by perception id, plus private per-brick point data."""
+
+    descriptors: dict[str, BrickDescriptor] = field(default_factory=dict)
+    points: dict[str, np.ndarray] = field(default_factory=dict)  # world points (N, 3) of each brick's pixels
+    sim_time_s: float = -1.0
+
+
+@dataclass
+class SkillContext:
+    """Everything a skill needs on the simulator side."""
+
+    backend: Backend
+    workspace: Workspace
+    camera: str = "top"
+    max_calls: int = 400
+    max_sim_s: float | None = None
+    perturbations: list[Perturbation] = field(default_factory=list)
+    perceived: Perceived = field(default_factory=Perceived)
+    held: str | None = None  # perception id of the brick in the gripper
+    held_descriptor: BrickDescriptor | None = None
+    held_grip_depth_mm: float = 4.5  # finger pads below the held brick's top face, from the grasp
+    calls: list[SkillCallRecord] = field(default_factory=list)
+    next_perception_id: int = 1
+    motion: MotionPlanner | None = None
+    on_call: Callable[[SkillCallRecord], None] | None = None
+    image_sink: Callable[[str, np.ndarray], str] | None = None  # saves an image artifact, returns its name
+    _validated: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    _applied: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if self.motion is None:
+            from skills.motion import CartesianPlanner
+
+            self.motion = CartesianPlanner()
+
+    # --- calls -----------------------------------------------------------------------------------
+    def invoke(self, spec: SkillSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Validate, run and log one skill call; SkillErrors propagate to the program."""
+        if len(self.calls) >= self.max_calls:
+            raise BudgetExceeded(f"the episode's budget of {self.max_calls} skill calls is spent; stop here.")
+        if self.max_sim_s is not None and self.backend.sim_time_s > self.max_sim_s:
+            raise BudgetExceeded(
+                f"the episode's simulated-time budget ({self.max_sim_s:.0f} s) is spent; stop here."
+            )
+        self._apply_perturbations()
+        fn = self._validated.get(spec.name)
+        if fn is None:
+            fn = validate_call(config={"strict": False, "arbitrary_types_allowed": True})(spec.func)
+            self._validated[spec.name] = fn
+        t0, sim0 = time.perf_counter(), self.backend.sim_time_s
+        record = SkillCallRecord(name=spec.name, args=_jsonable_args(spec, args, kwargs), ok=False)
+        try:
+            try:
+                result = fn(self, *args, **kwargs)
+            except ValidationError as exc:
+                raise InvalidArgument(_validation_message(spec.name, exc)) from None
+            out = _to_json(result)
+            record.ok, record.result = True, out
+            return out
+        except SkillError as exc:
+            record.error_kind, record.error = exc.kind, exc.message
+            raise
+        finally:
+            record.wall_s = time.perf_counter() - t0
+            record.sim_time_s = self.backend.sim_time_s - sim0
+            self.calls.append(record)
+            if self.on_call is not None:
+                self.on_call(record)
+
+    def _apply_perturbations(self) -> None:
+        n = len(self.calls)
+        for k, p in enumerate(self.perturbations):
+            if k in self._applied or p.after_skill_calls != n:
+                continue
+            self._applied.add(k)
+            if p.kind == "drop_held":
+                self.backend.drop_held()
+            elif p.kind == "displace_brick" and p.brick_id:
+                self.backend.displace_brick(p.brick_id, p.offset_m)
+            elif p.kind == "knock_structure" and p.brick_id:
+                self.backend.knock(p.brick_id, p.impulse_n_s)
+            self.backend.step(int(0.5 / self.backend.control_dt))  # let it settle
+
+    # --- perception bookkeeping ------------------------------------------------------------------
+    def descriptor(self, brick: str) -> BrickDescriptor:
+        """The descriptor of a perception id from the last observation."""
+        if not isinstance(brick, str):
+            raise InvalidArgument(f"a brick is named by its perception id string such as 'p3', not {brick!r}")
+        found = self.perceived.descriptors.get(brick)
+        if found is None:
+            known = ", ".join(sorted(self.perceived.descriptors, key=_id_order)) or "none yet"
+            raise UnknownBrick(
+                f"no brick {brick!r} in the last observation (known: {known}). Call observe() to refresh ids."
+            )
+        return found
+
+    def new_perception_id(self) -> str:
+        """A fresh perception id."""
+        pid = f"p{self.next_perception_id}"
+        self.next_perception_id += 1
+        return pid
+
+
+def _id_order(pid: str) -> int:
+    return int(pid[1:]) if pid[1:].isdigit() else 0
+
+
+def _jsonable_args(spec: SkillSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    names = list(spec.signature.parameters)
+    out = {names[i] if i < len(names) else f"arg{i}": _to_json(a) for i, a in enumerate(args)}
+    out.update({k: _to_json(v) for k, v in kwargs.items()})
+    return out
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _to_json(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _validation_message(name: str, exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x != 0)
+        parts.append(f"{loc or 'arguments'}: {err.get('msg')}")
+    return f"{name}(): bad arguments ({'; '.join(parts)}). Check the signature in the API list."

@@ -1,0 +1,67 @@
+"""Skills shared by both libraries, and the observation step the task skills build on."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from skills.context import SkillContext
+from skills.motion import top_down_quaternion
+from skills.perception import detect
+from skills.registry import skill
+from skills.types import BrickDescriptor
+
+TRACK_RADIUS_MM = 12.0
+
+
+def refresh_perception(ctx: SkillContext) -> list[BrickDescriptor]:
+    """Render the top camera, detect bricks and keep perception ids stable across observations."""
+    frame = ctx.backend.render(ctx.camera, rgb=True, depth=True, segmentation=True)
+    found = detect(frame, ctx.workspace)
+    previous = dict(ctx.perceived.descriptors)
+    descriptors: dict[str, BrickDescriptor] = {}
+    points: dict[str, np.ndarray] = {}
+    # Match to the previous observation by position, colour and size, closest first.
+    pairs = []
+    for k, (d, _) in enumerate(found):
+        for pid, old in previous.items():
+            dist = math.hypot(d.x_mm - old.x_mm, d.y_mm - old.y_mm)
+            if dist < TRACK_RADIUS_MM and d.color == old.color and d.size == old.size:
+                pairs.append((dist, k, pid))
+    assigned: dict[int, str] = {}
+    used: set[str] = set()
+    for _, k, pid in sorted(pairs):
+        if k not in assigned and pid not in used:
+            assigned[k], _ = pid, used.add(pid)
+    if ctx.held is not None:
+        used.add(ctx.held)
+    for k, (d, pts) in enumerate(found):
+        pid = assigned.get(k) or ctx.new_perception_id()
+        descriptors[pid] = d.model_copy(update={"id": pid})
+        points[pid] = pts
+    ctx.perceived.descriptors = descriptors
+    ctx.perceived.points = points
+    ctx.perceived.sim_time_s = ctx.backend.sim_time_s
+    return sorted(descriptors.values(), key=lambda d: int(d.id[1:]))
+
+
+@skill("task", "generic")
+def go_home(ctx: SkillContext) -> str:
+    """Move the arm back to its home pose above the table (keeps holding a brick if it holds one).
+
+    Returns "home". Use it to get the arm out of the camera's view before observing.
+    """
+    state = ctx.backend.robot_state()
+    assert ctx.motion is not None
+    lift = state.ee_position.copy()
+    lift[2] = max(lift[2], 0.25)
+    ctx.motion.move_to(ctx, lift, state.ee_quaternion, speed=0.25, check_collisions=False)
+    home_pose = _home_tcp(ctx)
+    ctx.motion.move_to(ctx, home_pose, top_down_quaternion(0.0), speed=0.3, check_collisions=False)
+    return "home"
+
+
+def _home_tcp(ctx: SkillContext) -> np.ndarray:
+    """A TCP position well above the build area, out of the top camera's way."""
+    return np.array([0.30, 0.0, 0.40])

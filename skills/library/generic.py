@@ -1,0 +1,86 @@
+"""The generic robot API (the JARVIS paper's low-level baseline): poses, gripper and raw camera images.
+
+Only this library exposes end-effector poses; there is no object grounding here: the agent must read
+bricks' positions from the images itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from skills.context import SkillContext
+from skills.errors import InvalidArgument
+from skills.motion import top_down_quaternion
+from skills.registry import skill
+from skills.types import JointState, Pose
+
+WORKSPACE_Z_MM = (0.0, 600.0)
+
+
+@skill("generic")
+def get_joint_state(ctx: SkillContext) -> JointState:
+    """The arm's 7 joint angles (rad) and the gripper opening (mm)."""
+    s = ctx.backend.robot_state()
+    return JointState(positions_rad=[round(float(q), 5) for q in s.joint_positions],
+                      gripper_opening_mm=round(s.gripper_width * 1000.0, 2))
+
+
+@skill("generic")
+def get_ee_pose(ctx: SkillContext) -> Pose:
+    """The gripper's tool-centre point (between the finger pads) in mm above the table, and its yaw."""
+    s = ctx.backend.robot_state()
+    w, x, y, _z = (float(v) for v in s.ee_quaternion)
+    # For a top-down tool (w ~ 0), yaw = 2 * atan2(y, x) in the convention of top_down_quaternion.
+    yaw = math.degrees(2 * math.atan2(y, x)) if abs(w) < 0.3 else 0.0
+    table = ctx.workspace.lattice_origin[2]
+    return Pose(x_mm=round(float(s.ee_position[0]) * 1000, 2), y_mm=round(float(s.ee_position[1]) * 1000, 2),
+                z_mm=round((float(s.ee_position[2]) - table) * 1000, 2), yaw_deg=round(yaw % 360.0, 2))
+
+
+@skill("generic")
+def move_ee(ctx: SkillContext, x_mm: float, y_mm: float, z_mm: float, yaw_deg: float = 0.0) -> Pose:
+    """Move the gripper, pointing down, to (x, y, z) mm (z above the table) with a yaw in degrees.
+
+    The path is a straight line checked for collisions; raises unreachable or path_blocked without
+    moving when it cannot be done. Returns the reached pose.
+    """
+    if not WORKSPACE_Z_MM[0] <= z_mm <= WORKSPACE_Z_MM[1]:
+        raise InvalidArgument(f"z_mm must lie in {WORKSPACE_Z_MM} mm above the table, not {z_mm}")
+    table = ctx.workspace.lattice_origin[2]
+    target = np.array([x_mm / 1000.0, y_mm / 1000.0, table + z_mm / 1000.0])
+    assert ctx.motion is not None
+    ctx.motion.move_to(ctx, target, top_down_quaternion(math.radians(yaw_deg)), speed=0.2)
+    return get_ee_pose(ctx)
+
+
+@skill("generic")
+def open_gripper(ctx: SkillContext) -> float:
+    """Open the fingers fully; returns the opening in mm."""
+    ctx.backend.set_gripper(closed=False)
+    ctx.backend.step(int(0.5 / ctx.backend.control_dt))
+    return round(ctx.backend.robot_state().gripper_width * 1000.0, 2)
+
+
+@skill("generic")
+def close_gripper(ctx: SkillContext) -> float:
+    """Close the fingers with the default force; returns the opening in mm (about 0 when empty)."""
+    ctx.backend.set_gripper(closed=True)
+    ctx.backend.step(int(0.6 / ctx.backend.control_dt))
+    return round(ctx.backend.robot_state().gripper_width * 1000.0, 2)
+
+
+@skill("generic")
+def capture_images(ctx: SkillContext) -> dict[str, str]:
+    """Take the top camera's RGB and depth images; they are shown to you in the next round.
+
+    Returns {"rgb": name, "depth": name} of the saved images and the camera's pixel-to-world
+    calibration is described in the prompt.
+    """
+    frame = ctx.backend.render(ctx.camera, rgb=True, depth=True, segmentation=False)
+    saver = ctx.image_sink
+    if saver is None:
+        return {"rgb": "", "depth": ""}
+    assert frame.rgb is not None and frame.depth is not None
+    return {"rgb": saver("rgb", frame.rgb), "depth": saver("depth", frame.depth)}

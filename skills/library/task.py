@@ -1,0 +1,342 @@
+"""The task-oriented skill library (the JARVIS paper's main library).
+
+Agent code names bricks by perception id and placements by studs; it never sets raw grasp
+coordinates, IK targets or gripper forces. Every skill runs in named, checked phases and raises a
+typed SkillError whose message says what went wrong and what to try.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from skills.context import SkillContext
+from skills.errors import (
+    AlreadyHolding,
+    GraspFailed,
+    InvalidArgument,
+    NotGraspable,
+    NothingHeld,
+    PlacementFailed,
+    PlacementOccupied,
+)
+from skills.geometry import (
+    ground_placement_pose,
+    height_mm,
+    placement_pose,
+    relative_placement,
+    snap_to_lattice,
+)
+from skills.library.common import refresh_perception
+from skills.motion import top_down_quaternion
+from skills.registry import skill
+from skills.types import BrickDescriptor, GraspPlan, PickResult, Placement, PlaceResult, Pose
+
+APPROACH_HEIGHT_MM = 60.0  # above the highest thing under the gripper
+FINGER_CLEARANCE_MM = 9.0  # finger thickness plus margin on each side of the brick
+FINGER_HALF_WIDTH_MM = 9.0  # half the finger pad's width along the brick
+GRIP_DEPTH_MM = 4.5  # pads centre this far below a brick's top face
+PLATE_GRIP_DEPTH_MM = 1.6
+PRESS_MM = 0.6  # push the brick this far past seated height to engage the studs
+SEATED_TOLERANCE_MM = 2.0
+GROUND = "ground"  # support name of the build area's level 0 (table or baseplate), studs counted from its corner
+
+
+def _mm(v: np.ndarray | float) -> np.ndarray:
+    return np.asarray(v, dtype=float) / 1000.0
+
+
+@skill("task")
+def observe(ctx: SkillContext) -> list[BrickDescriptor]:
+    """Look at the workspace with the top camera and return every visible brick.
+
+    Each descriptor has: id (perception id such as 'p4', stable while the brick does not move),
+    color, size (studs, long side first), height ('brick', 'plate' or 'unknown' on the structure),
+    x_mm, y_mm (top-face centre), top_z_mm, yaw_deg (long side, 0-180), in_structure,
+    free_to_grasp, visible_fraction. Estimates carry errors of about a millimetre.
+    Call it again after bricks move; ids of moved bricks may change.
+    """
+    return refresh_perception(ctx)
+
+
+@skill("task")
+def find_bricks(ctx: SkillContext, color: str | None = None, size: tuple[int, int] | None = None,
+                loose_only: bool = False) -> list[BrickDescriptor]:
+    """Filter the last observation: bricks of a colour name and/or a size in studs, e.g. (4, 2).
+
+    loose_only=True keeps only bricks lying in the staging area (not part of the structure).
+    Returns them ordered by id. Call observe() first.
+    """
+    out = []
+    want = tuple(sorted(size, reverse=True)) if size is not None else None
+    for d in ctx.perceived.descriptors.values():
+        if color is not None and d.color != color.lower():
+            continue
+        if want is not None and d.size != want:
+            continue
+        if loose_only and d.in_structure:
+            continue
+        out.append(d)
+    return sorted(out, key=lambda d: int(d.id[1:]))
+
+
+@skill("task")
+def placement(ctx: SkillContext, support: str, brick: str, stud_x: int, stud_y: int, rotation: int = 0) -> Placement:
+    """Where `brick` would sit if placed on `support` with its footprint corner over stud (stud_x, stud_y).
+
+    Studs are counted from 0 along the support's long side (x) and short side (y), starting at the
+    corner opposite to the support's yaw direction. rotation is in quarter turns (0-3) relative to
+    the support's long side. support="ground" means the build area itself (level 0): studs are then
+    counted along world x and y from the build area's corner, given in the task description. Negative or large offsets overhang the support. Returns the placement
+    and the world pose (top-face centre in mm, yaw in degrees) the brick will have.
+    """
+    if rotation not in (0, 1, 2, 3):
+        raise InvalidArgument(f"rotation must be 0, 1, 2 or 3 quarter turns, not {rotation}")
+    b = ctx.descriptor(brick)
+    pose = _placement_pose(ctx, support, b, stud_x, stud_y, rotation)
+    return Placement(support=support, stud_x=stud_x, stud_y=stud_y, rotation=rotation, pose=pose)
+
+
+@skill("task")
+def where_is(ctx: SkillContext, brick: str, support: str) -> dict[str, int]:
+    """Where `brick` sits relative to `support`, in the same terms as placement():
+
+    returns {"stud_x", "stud_y", "rotation", "level"} where level is the height difference in
+    plates between the brick's bottom and the support's top (0 = resting on it).
+    """
+    b = snap_to_lattice(ctx.descriptor(brick), ctx.workspace)
+    s = snap_to_lattice(ctx.descriptor(support), ctx.workspace)
+    sx, sy, rot, level = relative_placement(b, s)
+    return {"stud_x": sx, "stud_y": sy, "rotation": rot, "level": level}
+
+
+@skill("task")
+def grasp_plan(ctx: SkillContext, brick: str) -> GraspPlan:
+    """Estimate a top-down grasp of a brick from the point cloud: fingers close across its short side.
+
+    Checks there is room for the fingers on both sides; raises not_graspable otherwise.
+    """
+    d = ctx.descriptor(brick)
+    pts = ctx.perceived.points.get(brick)
+    if pts is None:
+        raise NotGraspable(f"brick {brick} has no point cloud in the last observation; call observe()")
+    yaw = math.radians(d.yaw_deg)
+    short_mm = d.size[1] * 8.0 - 0.2
+    depth = PLATE_GRIP_DEPTH_MM if d.height == "plate" else GRIP_DEPTH_MM
+    centre = np.array([d.x_mm, d.y_mm]) / 1000.0
+    pad_z = d.top_z_mm - depth
+    # Room for each finger: no other brick's points inside the finger volume beside the brick.
+    long_axis = np.array([math.cos(yaw), math.sin(yaw)])
+    short_axis = np.array([-math.sin(yaw), math.cos(yaw)])
+    clearance = FINGER_CLEARANCE_MM
+    for other_id, other_pts in ctx.perceived.points.items():
+        if other_id == brick:
+            continue
+        high = other_pts[other_pts[:, 2] * 1000.0 > pad_z - 3.0]
+        if not len(high):
+            continue
+        rel = high[:, :2] - centre
+        a = np.abs(rel @ long_axis) * 1000.0
+        b = np.abs(rel @ short_axis) * 1000.0
+        in_finger = (a < FINGER_HALF_WIDTH_MM) & (b > short_mm / 2) & (b < short_mm / 2 + FINGER_CLEARANCE_MM)
+        if np.any(in_finger):
+            gap = float(np.min(b[a < FINGER_HALF_WIDTH_MM]) - short_mm / 2)
+            raise NotGraspable(
+                f"brick {brick} has a neighbour {other_id} only {max(gap, 0):.1f} mm from its side: the fingers "
+                "do not fit. Move the neighbour first or leave this brick."
+            )
+        near = b[a < FINGER_HALF_WIDTH_MM] - short_mm / 2
+        if len(near):
+            clearance = min(clearance, float(near.min()))
+    return GraspPlan(
+        brick=brick, x_mm=d.x_mm, y_mm=d.y_mm, z_mm=round(pad_z, 2), yaw_deg=d.yaw_deg,
+        opening_mm=round(short_mm + 2 * 6.0, 1), clearance_mm=round(clearance, 1),
+    )
+
+
+def _pad_target(ctx: SkillContext, x_mm: float, y_mm: float, pad_z_mm: float) -> np.ndarray:
+    """TCP position putting the finger pads' centre at a height (the TCP is between the pads)."""
+    return np.array([x_mm / 1000.0, y_mm / 1000.0, pad_z_mm / 1000.0])  # heights are above the table (z = 0)
+
+
+def _gripper_width_mm(ctx: SkillContext) -> float:
+    return ctx.backend.robot_state().gripper_width * 1000.0
+
+
+@skill("task")
+def pick(ctx: SkillContext, brick: str) -> PickResult:
+    """Pick a brick by its perception id: approach from above, descend, close, verify, lift.
+
+    The brick must be visible in the last observation, not covered by another brick, with room for
+    the fingers. Picking a brick clutched to the structure pulls it off (to undo a mistake).
+    Raises already_holding, unknown_brick, not_graspable or grasp_failed.
+    """
+    if ctx.held is not None:
+        raise AlreadyHolding(f"the gripper already holds {ctx.held}; place it before picking {brick}")
+    d = ctx.descriptor(brick)
+    if not d.free_to_grasp and not d.in_structure:
+        raise NotGraspable(f"brick {brick} is covered or mostly hidden (visible {d.visible_fraction:.0%}); "
+                           "clear what lies on it first")
+    plan = grasp_plan(ctx, brick)
+    assert ctx.motion is not None
+    quat = top_down_quaternion(math.radians(plan.yaw_deg))
+    above = _pad_target(ctx, plan.x_mm, plan.y_mm, d.top_z_mm + APPROACH_HEIGHT_MM)
+    at = _pad_target(ctx, plan.x_mm, plan.y_mm, plan.z_mm)
+    # phase: approach
+    ctx.backend.set_gripper(closed=False)
+    ctx.motion.move_to(ctx, _safe_height(ctx, above), quat, speed=0.25)
+    ctx.motion.move_to(ctx, above, quat, speed=0.25)
+    # phase: descend (the target brick itself is expected between the fingers)
+    ctx.motion.move_to(ctx, at, quat, speed=0.05, check_collisions=False)
+    # phase: close and verify attachment
+    ctx.backend.set_gripper(closed=True)
+    ctx.backend.step(int(0.6 / ctx.backend.control_dt))
+    width = _gripper_width_mm(ctx)
+    short_mm = d.size[1] * 8.0 - 0.2
+    if width < short_mm - 2.5:
+        ctx.backend.set_gripper(closed=False)
+        ctx.backend.step(int(0.3 / ctx.backend.control_dt))
+        ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
+        raise GraspFailed(f"the fingers closed to {width:.1f} mm without holding {brick} ({short_mm:.1f} mm wide); "
+                          "observe() again and retry")
+    # phase: lift vertically
+    ctx.motion.move_to(ctx, above, quat, speed=0.08, check_collisions=False)
+    width = _gripper_width_mm(ctx)
+    if width < short_mm - 2.5:
+        raise GraspFailed(f"{brick} slipped out of the fingers while lifting; observe() and pick it again")
+    ctx.held, ctx.held_descriptor = brick, d
+    ctx.held_grip_depth_mm = d.top_z_mm - plan.z_mm
+    return PickResult(brick=brick, grasp=plan, lifted_to_mm=round(float(above[2]) * 1000.0, 1))
+
+
+def _safe_height(ctx: SkillContext, target: np.ndarray) -> np.ndarray:
+    """The target raised to clear everything perceived (structure tops plus the approach height)."""
+    tops = [d.top_z_mm for d in ctx.perceived.descriptors.values()] or [0.0]
+    out = target.copy()
+    out[2] = max(out[2], (max(tops) + APPROACH_HEIGHT_MM) / 1000.0)
+    state = ctx.backend.robot_state()
+    out[2] = max(out[2], float(state.ee_position[2]))
+    return out
+
+
+@skill("task")
+def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
+    """Place the held brick so that its top-face centre ends at `pose` (mm) with yaw `pose.yaw_deg`.
+
+    Use placement(...) to compute a pose on studs. Moves above the target, descends vertically,
+    presses onto the studs, releases, retreats and checks that the brick is seated.
+    Raises nothing_held, placement_occupied, unreachable, path_blocked or placement_failed.
+    """
+    if ctx.held is None or ctx.held_descriptor is None:
+        raise NothingHeld("the gripper holds nothing: pick(brick) first")
+    held = ctx.held_descriptor
+    _check_free(ctx, pose, held)
+    grip_depth = ctx.held_grip_depth_mm
+    quat = top_down_quaternion(_gripper_yaw(ctx, pose.yaw_deg))
+    above = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + APPROACH_HEIGHT_MM)
+    near = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + 4.0)
+    seated = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth - PRESS_MM)
+    assert ctx.motion is not None
+    # phase: transfer above the target at a safe height, then descend
+    ctx.motion.move_to(ctx, _safe_height(ctx, above), quat, speed=0.25, check_collisions=False)
+    ctx.motion.move_to(ctx, above, quat, speed=0.25, check_collisions=False)
+    ctx.motion.move_to(ctx, near, quat, speed=0.05, check_collisions=False)
+    ctx.motion.move_to(ctx, seated, quat, speed=0.01, check_collisions=False)
+    # phase: release and retreat
+    ctx.backend.set_gripper(closed=False)
+    ctx.backend.step(int(0.4 / ctx.backend.control_dt))
+    ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
+    brick = ctx.held
+    ctx.held, ctx.held_descriptor = None, None
+    # phase: verify
+    found = _find_near(ctx, held, pose)
+    if found is None:
+        raise PlacementFailed(f"after release {brick} is not near ({pose.x_mm:.1f}, {pose.y_mm:.1f}) mm; observe() "
+                              "to find it, then pick and place it again")
+    err = math.hypot(found.x_mm - pose.x_mm, found.y_mm - pose.y_mm)
+    dz = found.top_z_mm - pose.z_mm
+    if err > SEATED_TOLERANCE_MM or abs(dz) > 1.2:
+        raise PlacementFailed(f"{brick} landed {err:.1f} mm off and {dz:+.1f} mm high: not seated on the studs. "
+                              f"It is now {found.id}; pick it and place again")
+    return PlaceResult(brick=found.id, pose=Pose(x_mm=found.x_mm, y_mm=found.y_mm, z_mm=found.top_z_mm,
+                                                 yaw_deg=found.yaw_deg), error_mm=round(err, 2), seated=True)
+
+
+@skill("task")
+def place_on(ctx: SkillContext, support: str, stud_x: int, stud_y: int, rotation: int = 0) -> PlaceResult:
+    """Place the held brick on `support` with its footprint corner over stud (stud_x, stud_y).
+
+    Same stud convention as placement(). Equivalent to place(placement(support, held, ...).pose).
+    """
+    if ctx.held is None or ctx.held_descriptor is None:
+        raise NothingHeld("the gripper holds nothing: pick(brick) first")
+    if rotation not in (0, 1, 2, 3):
+        raise InvalidArgument(f"rotation must be 0, 1, 2 or 3 quarter turns, not {rotation}")
+    return place(ctx, _placement_pose(ctx, support, ctx.held_descriptor, stud_x, stud_y, rotation))
+
+
+def _placement_pose(ctx: SkillContext, support: str, brick: BrickDescriptor, stud_x: int, stud_y: int,
+                    rotation: int) -> Pose:
+    """Pose of `brick` placed on a perceived support, or on the build area's lattice for 'ground'."""
+    height = brick.height if brick.height != "unknown" else "brick"
+    if support == GROUND:
+        return ground_placement_pose(ctx.workspace, brick.size, height, stud_x, stud_y, rotation)
+    sup = snap_to_lattice(ctx.descriptor(support), ctx.workspace)
+    return placement_pose(sup, brick.size, height, stud_x, stud_y, rotation)
+
+
+def _gripper_yaw(ctx: SkillContext, target_yaw_deg: float) -> float:
+    """Gripper yaw turning the held brick from its picked yaw to the target yaw by the shortest way."""
+    assert ctx.held_descriptor is not None
+    picked = ctx.held_descriptor.yaw_deg
+    sym = 90.0 if ctx.held_descriptor.size[0] == ctx.held_descriptor.size[1] else 180.0
+    delta = (target_yaw_deg - picked) % sym
+    if delta > sym / 2:
+        delta -= sym
+    return math.radians(picked + delta)
+
+
+def _check_free(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> None:
+    """Raise placement_occupied when a perceived brick already fills the target volume."""
+    bottom = pose.z_mm - height_mm(held.height if held.height != "unknown" else "brick")
+    for pid, d in ctx.perceived.descriptors.items():
+        if pid == ctx.held:
+            continue
+        if d.top_z_mm > bottom + 1.0 and _footprints_overlap(pose, held, d):
+            raise PlacementOccupied(f"the target is occupied by {pid} ({d.color} {d.size[0]}x{d.size[1]}) whose top "
+                                    f"is at {d.top_z_mm:.1f} mm; choose other studs or remove {pid}")
+
+
+def _footprints_overlap(pose: Pose, held: BrickDescriptor, other: BrickDescriptor) -> bool:
+    def corners(x: float, y: float, yaw_deg: float, size: tuple[int, int]) -> np.ndarray:
+        yaw = math.radians(yaw_deg)
+        ax = np.array([math.cos(yaw), math.sin(yaw)])
+        ay = np.array([-math.sin(yaw), math.cos(yaw)])
+        hx, hy = size[0] * 4.0 - 0.8, size[1] * 4.0 - 0.8
+        return np.array([[x, y] + sx * hx * ax + sy * hy * ay for sx in (-1, 1) for sy in (-1, 1)])
+
+    a = corners(pose.x_mm, pose.y_mm, pose.yaw_deg, held.size)
+    b = corners(other.x_mm, other.y_mm, other.yaw_deg, other.size)
+    for poly in (a, b):
+        for i in range(4):
+            for j in range(i + 1, 4):
+                axis = poly[j] - poly[i]
+                normal = np.array([-axis[1], axis[0]])
+                pa, pb = a @ normal, b @ normal
+                if pa.max() < pb.min() or pb.max() < pa.min():
+                    return False
+    return True
+
+
+def _find_near(ctx: SkillContext, held: BrickDescriptor, pose: Pose) -> BrickDescriptor | None:
+    """After a release: the observed brick of the held colour and size nearest to the target."""
+    best, best_d = None, 25.0
+    for d in refresh_perception(ctx):
+        if d.color != held.color or d.size != held.size:
+            continue
+        dist = math.hypot(d.x_mm - pose.x_mm, d.y_mm - pose.y_mm)
+        if dist < best_d:
+            best, best_d = d, dist
+    return best
+
