@@ -77,7 +77,10 @@ class _FakeLLMServer:
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name=type(self).__name__, daemon=True)
+        # A short poll interval keeps shutdown (and so every test's teardown) fast.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name=type(self).__name__, daemon=True
+        )
 
     # --- life cycle -------------------------------------------------------------------------------
     @property
