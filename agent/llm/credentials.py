@@ -8,6 +8,7 @@ into the sandbox or onto disk by accident.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from typing import NoReturn
 
 from agent.llm.errors import MissingCredentialError
@@ -55,3 +56,21 @@ def read_api_key(env_var: str, *, required: bool, placeholder: str = "not-needed
     if required:
         raise MissingCredentialError(f"environment variable {env_var} is not set; export your API key there")
     return ApiKey(placeholder, env_var)
+
+
+# Names that hold credentials by convention, beyond the variables providers declare.
+_SECRET_SUFFIXES = ("_API_KEY", "_AUTH_TOKEN", "_ACCESS_TOKEN", "_SECRET", "_SECRET_KEY", "_PASSWORD")
+
+
+def without_credentials(env: Mapping[str, str], also: Iterable[str] = ()) -> dict[str, str]:
+    """A copy of `env` without API keys: for the environment of processes that run untrusted code.
+
+    Drops every name in `also` (pass `agent.llm.registry.credential_env_names()`) and every name that
+    ends like a credential (`*_API_KEY`, `*_TOKEN`-style, `*_SECRET`, `*_PASSWORD`).
+    """
+    drop = {name.upper() for name in also}
+    return {
+        name: value
+        for name, value in env.items()
+        if name.upper() not in drop and not name.upper().endswith(_SECRET_SUFFIXES)
+    }

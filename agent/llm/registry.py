@@ -63,3 +63,9 @@ def build_provider(model_string: str, settings: ProviderSettings | None = None) 
     """Parse a model string and construct its provider (no network, no SDK import yet)."""
     spec = parse_model_string(model_string)
     return provider_class(spec.provider)(spec, settings or ProviderSettings())
+
+
+def credential_env_names() -> list[str]:
+    """Environment variables the registered providers read keys from (to keep out of sandboxes)."""
+    names = {getattr(cls, "default_key_env", None) for cls in _PROVIDERS.values()}
+    return sorted(n for n in names if isinstance(n, str) and n)

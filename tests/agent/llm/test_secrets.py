@@ -18,7 +18,7 @@ from agent.llm import (
     RequestRejectedError,
     build_client,
 )
-from agent.llm.credentials import read_api_key
+from agent.llm.credentials import read_api_key, without_credentials
 from tests.agent.llm.conftest import ALL_KEYS, ANTHROPIC_KEY, OPENAI_KEY, RecordingSleep
 from tests.fakes.llm_servers import Fail, FakeAnthropicServer, FakeOpenAIServer
 
@@ -115,3 +115,16 @@ def test_self_hosted_endpoint_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> N
         client = build_client(LLMConfig(model=f"openai-compatible:{server.base_url}:llava"))
         assert client.chat(ChatRequest(messages=(ChatMessage.user("x"),))).text == "fine"
         assert server.requests[0].headers["authorization"] == "Bearer not-needed"
+
+
+def test_environment_for_untrusted_processes_has_no_keys() -> None:
+    import os
+
+    from agent.llm.registry import credential_env_names
+
+    names = credential_env_names()
+    assert {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_COMPATIBLE_API_KEY"} <= set(names)
+    env = {**os.environ, "HF_ACCESS_TOKEN": "hf-secret", "OLLAMA_KEY_FILE": "/x", "PATH": "/usr/bin"}
+    clean = without_credentials(env, also=[*names, "VLLM_TEST_KEY"])
+    _assert_no_key(json.dumps(clean), "scrubbed environment")
+    assert "HF_ACCESS_TOKEN" not in clean and clean["PATH"] == "/usr/bin" and clean["OLLAMA_KEY_FILE"] == "/x"
