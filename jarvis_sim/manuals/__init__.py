@@ -20,6 +20,7 @@ __all__ = [
     "ManualRenderer",
     "ManualStyle",
     "UnknownStyleError",
+    "configure_offscreen_gl",
     "get_style",
     "manual_styles",
     "render_manual",

@@ -40,7 +40,12 @@ def photo_finish(rgb: np.ndarray, seed: int = 0) -> np.ndarray:
 
 
 def finish(
-    style: ManualStyle, rgb: np.ndarray, depth: np.ndarray | None, segments: np.ndarray | None, seed: int = 0
+    style: ManualStyle,
+    rgb: np.ndarray,
+    depth: np.ndarray | None,
+    segments: np.ndarray | None,
+    focal_px: float,
+    seed: int = 0,
 ) -> np.ndarray:
     """The style's finished image from a raw render (depth and segments are needed for line art)."""
     out = rgb
@@ -48,11 +53,11 @@ def finish(
     if style.line_art:
         if depth is None or segments is None:
             raise ValueError(f"style {style.name!r} draws line art and needs depth and segments")
-        out = draw_lines(out, edge_mask(out, depth, segments), style.outline_rgb, line_width_px(size))
+        out = draw_lines(out, edge_mask(out, depth, segments, focal_px), style.outline_rgb, line_width_px(size))
     elif depth is not None and segments is not None:
         # Shading alone leaves black and dark grey parts as blobs whose studs cannot be counted: trace
         # their edges with a faint light line, nothing else.
-        edges = edge_mask(out, depth, segments) & dark_parts(out, segments)
+        edges = edge_mask(out, depth, segments, focal_px) & dark_parts(out, segments)
         out = draw_lines(out, edges, (110, 114, 122), 1.0)
     if style.photo_finish:
         out = photo_finish(out, seed)

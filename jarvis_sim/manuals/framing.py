@@ -46,6 +46,10 @@ class ViewPoint:
         forward, _, _ = self.basis()
         return np.asarray(self.lookat) - self.distance * forward
 
+    def focal_px(self, size: tuple[int, int]) -> float:
+        """Focal length in pixels for an image of size (W, H) (MuJoCo's fovy is vertical)."""
+        return (size[1] / 2) / math.tan(math.radians(self.fovy_deg) / 2)
+
     def project(self, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
         """Pixel coordinates (u right, v down) of world points (N, 3) in an image of size (W, H)."""
         w, h = size
@@ -54,7 +58,7 @@ class ViewPoint:
         depth = rel @ forward
         if np.any(depth <= 0):
             raise ValueError("point behind the camera")
-        focal = (h / 2) / math.tan(math.radians(self.fovy_deg) / 2)
+        focal = self.focal_px(size)
         u = w / 2 + focal * (rel @ right) / depth
         v = h / 2 - focal * (rel @ up) / depth
         return np.stack([u, v], axis=1)

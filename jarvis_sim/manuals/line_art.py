@@ -23,14 +23,17 @@ def edge_mask(
     rgb: np.ndarray,
     depth: np.ndarray,
     segments: np.ndarray,
+    focal_px: float,
     *,
-    crease: float = 0.004,
+    crease: float = 0.6,
     shade_step: float = 14.0,
 ) -> np.ndarray:
     """Boolean (H, W) edges from segment changes, depth creases and shade steps within a segment.
 
-    `crease`: threshold on the depth second difference divided by depth (scale-free; a flat face at
-    any slant gives 0). `shade_step`: luminance jump (0-255) between neighbours that counts as a fold.
+    `crease`: threshold on the change of depth slope between neighbouring pixels, in units of the
+    pixel's lateral size (depth / focal_px), so it means the same at any distance and image size; a
+    flat face at any slant gives 0, a stud's rim about 1. `shade_step`: luminance jump (0-255)
+    between neighbours that counts as a fold.
     """
     edges = _neighbour_change(segments)
     d = depth.astype(np.float64)
@@ -39,7 +42,7 @@ def edge_mask(
     lap[1:-1, :] += np.abs(d[:-2, :] - 2 * d[1:-1, :] + d[2:, :])
     lap[:, 1:-1] += np.abs(d[:, :-2] - 2 * d[:, 1:-1] + d[:, 2:])
     foreground = segments >= 0
-    edges |= (lap / np.maximum(d, 1e-6) > crease) & foreground
+    edges |= (lap * focal_px / np.maximum(d, 1e-6) > crease) & foreground
     lum = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
     same = np.zeros(segments.shape, dtype=bool)
     jump = np.zeros(segments.shape, dtype=bool)

@@ -27,7 +27,7 @@ from jarvis_sim.manuals.scene import BrickScene, SceneBrick, bricks_corners
 from jarvis_sim.manuals.styles import ManualStyle, get_style
 from jarvis_sim.tasks.spec import TaskSpec
 
-RENDERER_VERSION = 1
+RENDERER_VERSION = 2
 """Bump when pages would look different for the same task, style and size (invalidates the cache)."""
 
 DEFAULT_SIZE = (800, 600)
@@ -63,7 +63,12 @@ class ManualRenderer:
         self.bricks = [SceneBrick.from_lattice(b, origin) for b in task.target_assembly]
         self.view = frame_points(bricks_corners(self.bricks), self.size, STRUCTURE_RECT)
         self.scene = BrickScene(
-            self.bricks, self.style, self.size, view=self.view, baseplate_origin=origin if task.baseplate else None
+            self.bricks,
+            self.style,
+            self.size,
+            view=self.view,
+            baseplate_origin=origin if task.baseplate else None,
+            grid_origin=origin,
         )
         self._icons: dict[tuple[str, int], Image.Image] = {}
         self._icon_scene: BrickScene | None = None
@@ -90,7 +95,7 @@ class ManualRenderer:
         new_idx = [self.scene.segment_names.index(i) for i in new_ids]
         visible = np.isin(frame.segments, new_idx)
         silhouette = np.isin(alone, new_idx)
-        rgb = finish(self.style, frame.rgb, frame.depth, frame.segments, seed=k)
+        rgb = finish(self.style, frame.rgb, frame.depth, frame.segments, self.view.focal_px(self.size), seed=k)
         scale = min(self.size) / 600
         rgb = annotate.mark_new_bricks(
             rgb, visible, silhouette, self.style.highlight_rgb, self.style.outline_rgb, max(2, round(4 * scale))
@@ -167,7 +172,7 @@ class ManualRenderer:
         with BrickScene([brick], icon_style, icon_size, view=view, table=False) as scene:
             frame = scene.render(rgb=True, depth=True, segments=True)
         assert frame.rgb is not None and frame.segments is not None
-        rgb = finish(icon_style, frame.rgb, frame.depth, frame.segments)
+        rgb = finish(icon_style, frame.rgb, frame.depth, frame.segments, view.focal_px(icon_size))
         return annotate.crop_to_content(rgb, frame.segments >= 0, pad=3)
 
     def close(self) -> None:

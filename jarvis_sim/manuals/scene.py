@@ -29,7 +29,9 @@ from jarvis_sim.manuals.styles import ManualStyle  # noqa: E402
 
 BASEPLATE_PART = "3811"
 BASEPLATE_COLOR = 2  # green, the classic baseplate
-TABLE_HALF_SIZE_M = 0.6
+TABLE_HALF_SIZE_M = 0.64
+GRID_SQUARE_M = 4 * u.STUD_PITCH_M  # one checker square = 4 x 4 studs
+GRID_TILE_M = 2 * GRID_SQUARE_M  # the checker pattern repeats every two squares
 BACKGROUND = -1
 
 
@@ -105,7 +107,9 @@ class BrickScene:
         view: ViewPoint,
         baseplate_origin: Sequence[float] | None = None,
         table: bool = True,
+        grid_origin: Sequence[float] = (0.0, 0.0, 0.0),
     ):
+        self.grid_origin = tuple(grid_origin)
         self.bricks = tuple(bricks)
         self.style = style
         self.size = size
@@ -145,6 +149,7 @@ class BrickScene:
         spec.visual.global_.fovy = self.view.fovy_deg
         spec.visual.quality.shadowsize = st.lighting.shadow_map_size
         spec.visual.quality.offsamples = 4
+        spec.visual.quality.numslices = 48  # round studs: fewer facets, so no false creases on their sides
         spec.visual.headlight.ambient = [st.lighting.headlight_ambient] * 3
         spec.visual.headlight.diffuse = [st.lighting.headlight_diffuse] * 3
         spec.visual.headlight.specular = [0.1 * st.lighting.key_specular] * 3
@@ -235,13 +240,27 @@ class BrickScene:
             mat.specular = 0.25
             mat.shininess = 0.3
         else:
-            mat.rgba = [0.86, 0.87, 0.89, 1.0]
-            mat.specular = 0.05
-            mat.shininess = 0.1
+            tex = spec.add_texture()
+            tex.name = "grid"
+            tex.type = mujoco.mjtTexture.mjTEXTURE_2D
+            tex.builtin = mujoco.mjtBuiltin.mjBUILTIN_CHECKER  # 2 x 2 squares per texture tile
+            tex.width = tex.height = 64
+            tex.rgb1 = [c / 255 for c in self.style.grid_rgb[0]]
+            tex.rgb2 = [c / 255 for c in self.style.grid_rgb[1]]
+            mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "grid"
+            mat.texuniform = True
+            # With texuniform, one unit of texrepeat spans one checker square (measured): 4 studs a square.
+            mat.texrepeat = [1.0 / GRID_SQUARE_M, 1.0 / GRID_SQUARE_M]
+            mat.specular = 0.0
+            mat.shininess = 0.0
         g = spec.worldbody.add_geom()
         g.name = "table"
         g.type = mujoco.mjtGeom.mjGEOM_BOX
-        cx, cy, _ = self.view.lookat
+        # Centre the table on a whole number of tiles from the lattice origin, so the squares line up with
+        # the stud lattice (each square is 4 x 4 studs).
+        gx, gy, _ = self.grid_origin
+        cx = gx + round((self.view.lookat[0] - gx) / GRID_TILE_M) * GRID_TILE_M
+        cy = gy + round((self.view.lookat[1] - gy) / GRID_TILE_M) * GRID_TILE_M
         g.size = [TABLE_HALF_SIZE_M, TABLE_HALF_SIZE_M, 0.01]
         # A hair below z = 0 so the undersides of bricks on the table never z-fight with it.
         g.pos = [cx, cy, -0.01 - 2e-5]

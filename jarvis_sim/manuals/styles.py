@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 RGB = tuple[int, int, int]
-TableKind = Literal["none", "matte", "wood"]
+TableKind = Literal["none", "grid", "wood"]
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,12 @@ class ManualStyle:
     background_top: RGB
     background_bottom: RGB
     table: TableKind
+    """none: bricks float on the page; grid: a mat checkered every 4 studs, aligned with the lattice, so
+    positions on the table can be read; wood: a wooden table top."""
     lighting: Lighting
     plastic: Plastic
+    grid_rgb: tuple[RGB, RGB] = ((226, 234, 242), (238, 243, 248))
+    """The two colours of the grid mat's squares."""
     line_art: bool = False
     """Draw dark outlines from segmentation, depth and shading discontinuities (booklet look)."""
     photo_finish: bool = False
@@ -93,10 +97,10 @@ def get_style(name: str) -> ManualStyle:
 BOOKLET = register_style(
     ManualStyle(
         name="booklet",
-        description="Printed instruction booklet: flat colours, dark outlines, pale blue page, no table.",
+        description="Printed instruction booklet: flat colours, dark outlines, pale blue page and grid mat.",
         background_top=(214, 228, 240),
         background_bottom=(214, 228, 240),
-        table="none",
+        table="grid",
         # Mostly ambient light keeps colours close to the catalog values; a little directional light
         # still separates top and side faces, as booklets do.
         lighting=Lighting(headlight_ambient=0.55, headlight_diffuse=0.25, key_diffuse=0.3, key_specular=0.0, shadows=False),
@@ -111,7 +115,8 @@ SHADED = register_style(
         description="Shaded 3D render: smooth lighting and glossy plastic on a plain grey studio floor.",
         background_top=(236, 238, 242),
         background_bottom=(188, 192, 200),
-        table="matte",
+        table="grid",
+        grid_rgb=((198, 201, 207), (214, 217, 222)),
         lighting=Lighting(headlight_ambient=0.25, headlight_diffuse=0.45, key_diffuse=0.45, key_specular=0.3, shadows=False),
         plastic=Plastic(specular=0.5, shininess=0.6),
     )
