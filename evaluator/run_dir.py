@@ -67,30 +67,20 @@ def read_episodes(path: Path, strict: bool = True) -> tuple[list[EpisodeRecord],
     records: list[EpisodeRecord] = []
     problems: list[LineProblem] = []
     try:
-        fh = path.open(encoding="utf-8", errors="strict")
+        fh = path.open("rb")  # bytes, decoded line by line, so bad bytes cost only their own line
     except OSError as exc:
         raise RunDirError(f"{path}: cannot read ({exc.strerror})") from None
     with fh:
-        lineno = 0
-        while True:
-            lineno += 1
-            try:
-                line = fh.readline()
-            except UnicodeDecodeError:
-                problem = LineProblem(path, lineno, "not UTF-8 text")
-                if strict:
-                    raise RunDirError(str(problem)) from None
-                problems.append(problem)
-                break  # the decoder cannot resynchronise; what was read so far is kept
-            if not line:
-                break
-            if not line.strip():
+        for lineno, raw in enumerate(fh, 1):
+            if not raw.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json.loads(raw.decode("utf-8"))
                 if not isinstance(obj, dict):
                     raise RunDirError("expected a JSON object")
                 records.append(EpisodeRecord.model_validate(obj))
+            except UnicodeDecodeError:
+                problem = LineProblem(path, lineno, "not UTF-8 text")
             except json.JSONDecodeError as exc:
                 problem = LineProblem(path, lineno, f"not valid JSON ({exc.msg} at column {exc.colno})")
             except ValidationError as exc:
@@ -107,6 +97,8 @@ def read_episodes(path: Path, strict: bool = True) -> tuple[list[EpisodeRecord],
 
 def read_config(run_dir: Path) -> dict[str, Any]:
     """The run's config.json as a JSON object."""
+    if not run_dir.is_dir():
+        raise RunDirError(f"{run_dir}: no such run directory")
     path = run_dir / CONFIG_FILE
     if not path.is_file():
         raise RunDirError(f"{run_dir}: not a run directory (no {CONFIG_FILE})")

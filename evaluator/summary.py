@@ -125,7 +125,8 @@ def _dig(obj: dict[str, Any], dotted: str) -> Any:
 
 def run_labels(config: dict[str, Any], records: list[EpisodeRecord]) -> dict[str, str]:
     """Model, tool library, mode and agent names of a run, from config.json or else the first record."""
-    sources = [config] + ([records[0].agent] if records else [])
+    # A record's agent dict is the agent config itself: reachable both as "agent.x" and as "x".
+    sources = [config] + ([{"agent": records[0].agent, **records[0].agent}] if records else [])
     out: dict[str, str] = {}
     for label, keys in LABEL_KEYS.items():
         for src in sources:
