@@ -421,6 +421,13 @@ class MujocoBackend(Backend):
         self.data.eq_active[self._eq[brick]] = 0
         self.clutch.unseat(self._welded_group(brick))
 
+    def try_seat(self, brick_id: str) -> bool:
+        """Seat a loose placed brick on the lattice now if it lies within tolerance; True when it snapped."""
+        self._require_action(brick_id, "try_seat")
+        if brick_id == self.held_brick() or self.data.eq_active[self._eq[brick_id]]:
+            return False
+        return self._try_snap(brick_id)
+
     def _try_snap(self, brick: str) -> bool:
         m, d, cfg = self.model, self.data, self.config
         task = self._task()
@@ -448,12 +455,13 @@ class MujocoBackend(Backend):
         eq = self._eq[brick]
         pp, pq = d.xpos[partner_body].copy(), d.xquat[partner_body].copy()
         rot = np.zeros(9)
-        mujoco.mju_quat2Mat(rot, pq)
+        mujoco.mju_quat2Mat(rot, quat)
         m.eq_obj2id[eq] = partner_body
         data = np.zeros(m.eq_data.shape[1])
-        # An all-zero relative pose would mean "the pose at compile time": fill it explicitly.
-        data[3:6] = rot.reshape(3, 3).T @ (pos - pp)
-        data[6:10] = _quat_mul(_quat_conj(pq), quat)
+        # relpose = pose of body2 (the partner) in body1's (the brick's) frame; all-zero would mean "the
+        # pose at compile time", which is wrong at run time, so it is always filled explicitly.
+        data[3:6] = rot.reshape(3, 3).T @ (pp - pos)
+        data[6:10] = _quat_mul(_quat_conj(quat), pq)
         data[10] = 1.0
         m.eq_data[eq] = data
         d.eq_active[eq] = 1

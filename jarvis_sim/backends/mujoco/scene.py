@@ -186,7 +186,7 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
         eq.name2 = "world"
         eq.active = False
         eq.solref = [0.004, 1.0]
-        eq.solimp = [0.95, 0.99, 0.0005, 0.5, 2.0]
+        eq.solimp = [0.9999, 0.9999, 0.001, 0.5, 2.0]  # near-hard: 0.1 N must not stretch it visibly
 
     # Cameras look at the region holding the build and the staging area.
     xs = [ws.staging_min[0], ws.staging_max[0], origin[0]]
