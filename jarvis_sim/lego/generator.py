@@ -339,7 +339,7 @@ def sample_assembly_size(rng: random.Random) -> int:
     Most assemblies are small to medium; a long tail reaches dense 700+-brick builds, as in the
     JARVIS pool (initial complexity 0-740, median about 57).
     """
-    return max(3, min(745, round(math.exp(rng.gauss(4.1, 0.95)))))
+    return max(3, min(745, round(math.exp(rng.gauss(4.2, 0.95)))))
 
 
 def main_kind(seed: int | str) -> AssemblyKind:

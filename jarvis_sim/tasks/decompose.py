@@ -28,7 +28,7 @@ HORIZON_SHAPE = 5.0
 HORIZON_EXTRA_MEAN = 3.3  # mean of (horizon - 1) for a 60-brick assembly
 HORIZON_SIZE_EXPONENT = 0.22
 LONG_TAIL_P = 0.003
-SECOND_SPLIT_P = 0.32
+SECOND_SPLIT_P = 0.30
 
 
 @dataclass(frozen=True)

@@ -100,7 +100,7 @@ def sample_stratum(candidates: Sequence[Candidate], n: int, used_sources: set[st
     picks: list[Candidate] = []
     for k in range(n):
         interval = ranked[k * len(ranked) // n : (k + 1) * len(ranked) // n]
-        target = (interval[0].score + interval[-1].score) / 2
+        target = interval[len(interval) // 2].score
         order = sorted(interval, key=lambda c: (abs(c.score - target), c.task_id))
         fresh = [c for c in order if c.source not in used]
         pick = fresh[0] if fresh else order[0]

@@ -35,7 +35,12 @@ def _round(v: float) -> float:
 
 def workspace_for(target: Assembly) -> Workspace:
     """A workspace whose lattice origin puts the target structure's footprint centre at STRUCTURE_CENTER."""
-    x0, y0, x1, y1 = target.footprint_bounds()
+    return workspace_for_bounds(target.footprint_bounds())
+
+
+def workspace_for_bounds(bounds: tuple[int, int, int, int]) -> Workspace:
+    """workspace_for, given the target's (x0, y0, x1, y1) stud bounds."""
+    x0, y0, x1, y1 = bounds
     ox = STRUCTURE_CENTER[0] - (x0 + x1) / 2 * u.STUD_PITCH_M
     oy = STRUCTURE_CENTER[1] - (y0 + y1) / 2 * u.STUD_PITCH_M
     return Workspace(lattice_origin=(_round(ox), _round(oy), 0.0))
@@ -43,8 +48,7 @@ def workspace_for(target: Assembly) -> Workspace:
 
 def structure_max_y(target: Assembly, workspace: Workspace) -> float:
     """World y of the structure footprint's +y edge."""
-    _, _, _, y1 = target.footprint_bounds()
-    return workspace.lattice_origin[1] + y1 * u.STUD_PITCH_M
+    return workspace.lattice_origin[1] + target.footprint_bounds()[3] * u.STUD_PITCH_M
 
 
 def _size_m(brick: LatticeBrick) -> tuple[float, float]:
@@ -81,6 +85,14 @@ def _pack(
 def stage_bricks(
     bricks: Sequence[LatticeBrick], workspace: Workspace, target: Assembly, rng: random.Random
 ) -> tuple[Workspace, list[TablePose]]:
+    """Start poses of the loose bricks beside a target structure; see `stage_bricks_clear_of`."""
+    max_y = workspace.lattice_origin[1] + target.footprint_bounds()[3] * u.STUD_PITCH_M
+    return stage_bricks_clear_of(bricks, workspace, max_y, rng, target.name)
+
+
+def stage_bricks_clear_of(
+    bricks: Sequence[LatticeBrick], workspace: Workspace, structure_max_y: float, rng: random.Random, label: str
+) -> tuple[Workspace, list[TablePose]]:
     """Start poses of the loose bricks (in the order given, shuffled into rows) and the workspace
     with the staging area they were packed into.
 
@@ -90,7 +102,7 @@ def stage_bricks(
     rng.shuffle(order)
     yaws = [rng.choice((0, 0, 1)) if bricks[i].spec.width <= 4 else 0 for i in order]
     extra = [rng.uniform(0.0, 0.012) for _ in order]
-    keep_clear = structure_max_y(target, workspace) + STRUCTURE_CLEARANCE_M
+    keep_clear = structure_max_y + STRUCTURE_CLEARANCE_M
     for area in STAGING_AREAS:
         if area[0][1] < keep_clear:
             continue
@@ -104,5 +116,5 @@ def stage_bricks(
             staged = workspace.model_copy(update={"staging_min": area[0], "staging_max": area[1]})
             return staged, [p for p in out if p is not None]
     raise ValueError(
-        f"{len(bricks)} loose bricks of {target.name!r} do not fit any staging area clear of the structure"
+        f"{len(bricks)} loose bricks of {label!r} do not fit any staging area clear of the structure"
     )

@@ -1,0 +1,77 @@
+"""`jarvis tasks pool|suite|show`: build the task pool, write a suite, print a task."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def build_pool_with_report(n_assemblies: int, seed: int, out: Path, workers: int = 2, progress: bool = True) -> dict[str, Any]:
+    """Build the pool into `out` with a progress bar and write its report; return the report."""
+    from tqdm import tqdm
+
+    from jarvis_sim.tasks.pool import build_pool
+    from jarvis_sim.tasks.pool_report import write_report
+
+    t0 = time.perf_counter()
+    with tqdm(total=n_assemblies, unit="assembly", disable=not progress) as bar:
+        figures = build_pool(n_assemblies, seed, out, workers=workers, on_progress=bar.update)
+    return write_report(figures, seed, out, round(time.perf_counter() - t0, 2))
+
+
+def write_suite_file(name: str, out: Path) -> Path:
+    """Regenerate a LEGO suite into a file (byte-identical to the shipped one)."""
+    from jarvis_sim.tasks.suites import write_suite
+
+    return write_suite(name, out)
+
+
+def show_task(task_id: str) -> str:
+    """A task as indented JSON (suite task or any generated pool task)."""
+    from jarvis_sim.tasks.registry import load_task
+
+    return load_task(task_id).model_dump_json(indent=1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `tasks` command group."""
+    group = typer.Typer(help="The task collection: pool, suites, single tasks.", no_args_is_help=True)
+
+    @group.command("pool")
+    def _pool(
+        assemblies: int = typer.Option(8987, "--assemblies", min=1, help="Number of assemblies to generate"),
+        seed: int = typer.Option(0, "--seed", help="Pool seed"),
+        out: Path = typer.Option(..., "--out", help="Output folder"),
+        workers: int = typer.Option(2, "--workers", min=1, help="Worker processes"),
+    ) -> None:
+        """Generate the task pool (tasks + assemblies JSONL) with its distribution report and figures."""
+        rep = build_pool_with_report(assemblies, seed, out, workers)
+        typer.echo(json.dumps({"pool": rep["pool"], "paper": rep["paper"], "build_seconds": rep["build_seconds"]}, indent=1))
+
+    @group.command("suite")
+    def _suite(
+        name: str = typer.Argument(..., help="Suite name, e.g. jarvis-v1, jarvis-mini"),
+        out: Path = typer.Option(..., "--out", help="JSONL file to write"),
+    ) -> None:
+        """Regenerate a LEGO suite (same seed, identical bytes to the shipped file)."""
+        try:
+            path = write_suite_file(name, out)
+        except KeyError as e:
+            typer.echo(f"error: {e.args[0]}", err=True)
+            raise typer.Exit(2) from None
+        typer.echo(f"-> {path}")
+
+    @group.command("show")
+    def _show(task_id: str = typer.Argument(..., help="Task id, e.g. lego/v7-00020-stairs/001")) -> None:
+        """Print a task as JSON."""
+        try:
+            typer.echo(show_task(task_id))
+        except KeyError as e:
+            typer.echo(f"error: {e.args[0]}", err=True)
+            raise typer.Exit(2) from None
+
+    app.add_typer(group, name="tasks")
