@@ -6,13 +6,14 @@ the arguments, enforces the budget, applies scheduled perturbations, runs the sk
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ValidationError, validate_call
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from evaluator.records import SkillCallRecord
 from jarvis_sim.backends.base import Backend
@@ -53,7 +54,6 @@ class SkillContext:
     motion: MotionPlanner | None = None
     on_call: Callable[[SkillCallRecord], None] | None = None
     image_sink: Callable[[str, np.ndarray], str] | None = None  # saves an image artifact, returns its name
-    _validated: dict[str, Callable[..., Any]] = field(default_factory=dict)
     _applied: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -72,17 +72,11 @@ class SkillContext:
                 f"the episode's simulated-time budget ({self.max_sim_s:.0f} s) is spent; stop here."
             )
         self._apply_perturbations()
-        fn = self._validated.get(spec.name)
-        if fn is None:
-            fn = validate_call(config={"strict": False, "arbitrary_types_allowed": True})(spec.func)
-            self._validated[spec.name] = fn
         t0, sim0 = time.perf_counter(), self.backend.sim_time_s
         record = SkillCallRecord(name=spec.name, args=_jsonable_args(spec, args, kwargs), ok=False)
         try:
-            try:
-                result = fn(self, *args, **kwargs)
-            except ValidationError as exc:
-                raise InvalidArgument(_validation_message(spec.name, exc)) from None
+            values = _validated_arguments(spec, args, kwargs)
+            result = spec.func(self, **values)
             out = _to_json(result)
             record.ok, record.result = True, out
             return out
@@ -134,6 +128,28 @@ def _id_order(pid: str) -> int:
     return int(pid[1:]) if pid[1:].isdigit() else 0
 
 
+@functools.cache
+def _adapters(spec: SkillSpec) -> dict[str, TypeAdapter[Any]]:
+    return {name: TypeAdapter(p.annotation) for name, p in spec.signature.parameters.items()}
+
+
+def _validated_arguments(spec: SkillSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The agent's arguments bound to the skill's signature and coerced to its types."""
+    try:
+        bound = spec.signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise InvalidArgument(f"{spec.name}(): {exc}. Check the signature in the API list.") from None
+    bound.apply_defaults()
+    adapters = _adapters(spec)
+    out = {}
+    for name, value in bound.arguments.items():
+        try:
+            out[name] = adapters[name].validate_python(value)
+        except ValidationError as exc:
+            raise InvalidArgument(_validation_message(f"{spec.name}() argument {name!r}", exc)) from None
+    return out
+
+
 def _jsonable_args(spec: SkillSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     names = list(spec.signature.parameters)
     out = {names[i] if i < len(names) else f"arg{i}": _to_json(a) for i, a in enumerate(args)}
@@ -158,4 +174,4 @@ def _validation_message(name: str, exc: ValidationError) -> str:
     for err in exc.errors()[:3]:
         loc = ".".join(str(x) for x in err.get("loc", ()) if x != 0)
         parts.append(f"{loc or 'arguments'}: {err.get('msg')}")
-    return f"{name}(): bad arguments ({'; '.join(parts)}). Check the signature in the API list."
+    return f"{name}: {'; '.join(parts)}. Check the signature in the API list."

@@ -36,6 +36,8 @@ def snap_to_lattice(desc: BrickDescriptor, ws: Workspace) -> BrickDescriptor:
     quarter = round(yaw / 90.0) % 2
     if abs(yaw - 90.0 * round(yaw / 90.0)) > SNAP_YAW_DEG:
         return desc
+    if desc.size[0] == desc.size[1]:
+        quarter = 0  # a square's frame is defined modulo 90 degrees: keep it world-aligned
     ex, ey = (desc.size[0], desc.size[1]) if quarter == 0 else (desc.size[1], desc.size[0])
     ox, oy, oz = (c * 1000 for c in ws.lattice_origin)
     corner_x = round((desc.x_mm - ox) / PITCH_MM - ex / 2)

@@ -127,3 +127,29 @@ class CartesianPlanner(MotionPlanner):
             if float(np.linalg.norm(backend.robot_state().ee_position - position)) < SETTLE_TOLERANCE_M:
                 break
             backend.step(1)
+
+
+PARK_SWING_RAD = -1.3  # joint 1 turned this far from home swings the arm out of the top camera's view
+
+
+def park_configuration(home_q: np.ndarray) -> np.ndarray:
+    """The arm's parked configuration: home, swung sideways (to -y) so the top camera sees the table."""
+    q = np.asarray(home_q, dtype=float).copy()
+    q[0] += PARK_SWING_RAD
+    return q
+
+
+def move_joints(ctx: SkillContext, q_target: np.ndarray, speed_rad_s: float = 1.0, tolerance: float = 0.01) -> None:
+    """Joint-space move with linear interpolation, then wait until every joint is within tolerance."""
+    backend = ctx.backend
+    q0 = backend.robot_state().joint_positions.copy()
+    q_target = np.asarray(q_target, dtype=float)
+    span = float(np.max(np.abs(q_target - q0)))
+    steps = max(1, math.ceil(span / speed_rad_s / backend.control_dt))
+    for k in range(1, steps + 1):
+        backend.set_joint_targets(q0 + _smooth(k / steps) * (q_target - q0))
+        backend.step(1)
+    for _ in range(math.ceil(SETTLE_MAX_S / backend.control_dt)):
+        if float(np.max(np.abs(backend.robot_state().joint_positions - q_target))) < tolerance:
+            break
+        backend.step(1)

@@ -23,7 +23,7 @@ from jarvis_sim.lego.colors import COLORS
 from jarvis_sim.tasks.spec import Workspace
 from skills.types import BrickDescriptor
 
-BRICK_PREFIX = "brick:"  # segment names of bricks; the suffix is never read here
+SCENE_OBJECTS = frozenset({"table", "robot", "baseplate"})  # every other segment is one brick instance
 
 
 @dataclass
@@ -56,8 +56,8 @@ def segments(frame: CameraFrame) -> list[Segment]:
     out = []
     seg = frame.segmentation
     for idx, name in frame.segment_ids.items():
-        if not name.startswith(BRICK_PREFIX):
-            continue
+        if name in SCENE_OBJECTS:
+            continue  # the instance's name is never read beyond this: it is only a mask
         mask = seg == idx
         n = int(mask.sum())
         if n < 12:
@@ -85,9 +85,12 @@ def top_face(points: np.ndarray, band_m: float = 0.0008) -> tuple[float, np.ndar
 
 def min_area_rect(xy: np.ndarray) -> tuple[np.ndarray, float, float, float]:
     """(centre, long side, short side, yaw of the long side in [0, pi)) of the minimum-area rectangle."""
-    from scipy.spatial import ConvexHull
+    from scipy.spatial import ConvexHull, QhullError
 
-    hull = xy[ConvexHull(xy).vertices] if len(xy) >= 3 else xy
+    try:
+        hull = xy[ConvexHull(xy).vertices] if len(xy) >= 3 else xy
+    except QhullError:  # collinear or duplicate points: a sliver of a brick
+        hull = xy
     best: tuple[float, np.ndarray, float, float, float] | None = None
     for i in range(len(hull)):
         edge = hull[(i + 1) % len(hull)] - hull[i]

@@ -4,6 +4,10 @@ Everything an episode needs goes through here: load a TaskSpec, step physics, re
 the arm (joint targets or a Cartesian end-effector target tracked by the backend's controller) and the
 gripper, render cameras, and report ground truth. Ground truth (`world_state`, `held_brick`) is for the
 evaluator and named oracles only; the environment keeps it off the observation path.
+
+Tool convention (every backend): the tool-centre point (TCP) lies between the finger pads, its z axis
+points out of the hand, its y axis along the finger travel, and the finger tips reach 10 mm below it.
+Heights are world z with the table top at z = 0.
 """
 
 from __future__ import annotations

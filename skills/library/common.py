@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from skills.context import SkillContext
-from skills.motion import top_down_quaternion
+from skills.motion import move_joints, park_configuration
 from skills.perception import detect
 from skills.registry import skill
 from skills.types import BrickDescriptor
@@ -48,20 +48,15 @@ def refresh_perception(ctx: SkillContext) -> list[BrickDescriptor]:
 
 @skill("task", "generic")
 def go_home(ctx: SkillContext) -> str:
-    """Move the arm back to its home pose above the table (keeps holding a brick if it holds one).
+    """Lift the gripper, then park the arm beside the table, out of the top camera's view.
 
-    Returns "home". Use it to get the arm out of the camera's view before observing.
+    Keeps holding a brick if it holds one. Returns "parked". Call it before observe() when the
+    arm may hide bricks from the camera.
     """
     state = ctx.backend.robot_state()
     assert ctx.motion is not None
     lift = state.ee_position.copy()
     lift[2] = max(lift[2], 0.25)
     ctx.motion.move_to(ctx, lift, state.ee_quaternion, speed=0.25, check_collisions=False)
-    home_pose = _home_tcp(ctx)
-    ctx.motion.move_to(ctx, home_pose, top_down_quaternion(0.0), speed=0.3, check_collisions=False)
-    return "home"
-
-
-def _home_tcp(ctx: SkillContext) -> np.ndarray:
-    """A TCP position well above the build area, out of the top camera's way."""
-    return np.array([0.30, 0.0, 0.40])
+    move_joints(ctx, park_configuration(ctx.backend.home_q))
+    return "parked"

@@ -38,8 +38,11 @@ FINGER_CLEARANCE_MM = 9.0  # finger thickness plus margin on each side of the br
 FINGER_HALF_WIDTH_MM = 9.0  # half the finger pad's width along the brick
 GRIP_DEPTH_MM = 4.5  # pads centre this far below a brick's top face
 PLATE_GRIP_DEPTH_MM = 1.6
+FINGERTIP_BELOW_TCP_MM = 10.0  # the tool convention of jarvis_sim.backends.base
+TIP_CLEARANCE_MM = 1.5
 PRESS_MM = 0.6  # push the brick this far past seated height to engage the studs
 SEATED_TOLERANCE_MM = 2.0
+VERIFY_ASIDE_M = 0.15  # how far the hand steps aside before the camera checks a placement
 GROUND = "ground"  # support name of the build area's level 0 (table or baseplate), studs counted from its corner
 
 
@@ -125,7 +128,9 @@ def grasp_plan(ctx: SkillContext, brick: str) -> GraspPlan:
     short_mm = d.size[1] * 8.0 - 0.2
     depth = PLATE_GRIP_DEPTH_MM if d.height == "plate" else GRIP_DEPTH_MM
     centre = np.array([d.x_mm, d.y_mm]) / 1000.0
-    pad_z = d.top_z_mm - depth
+    # The finger tips reach FINGERTIP_BELOW_TCP_MM below the TCP: keep them off whatever the brick rests on.
+    rest_z = d.top_z_mm - height_mm(d.height if d.height != "unknown" else "brick")
+    pad_z = max(d.top_z_mm - depth, rest_z + FINGERTIP_BELOW_TCP_MM + TIP_CLEARANCE_MM)
     # Room for each finger: no other brick's points inside the finger volume beside the brick.
     long_axis = np.array([math.cos(yaw), math.sin(yaw)])
     short_axis = np.array([-math.sin(yaw), math.cos(yaw)])
@@ -164,6 +169,19 @@ def _gripper_width_mm(ctx: SkillContext) -> float:
     return ctx.backend.robot_state().gripper_width * 1000.0
 
 
+def _wait_gripper(ctx: SkillContext, max_s: float = 3.0) -> float:
+    """Step until the finger opening settles (moves < 0.03 mm in 0.1 s); returns it in mm."""
+    chunk = max(1, int(0.1 / ctx.backend.control_dt))
+    last = _gripper_width_mm(ctx)
+    for _ in range(int(max_s / 0.1)):
+        ctx.backend.step(chunk)
+        now = _gripper_width_mm(ctx)
+        if abs(now - last) < 0.03:
+            return now
+        last = now
+    return last
+
+
 @skill("task")
 def pick(ctx: SkillContext, brick: str) -> PickResult:
     """Pick a brick by its perception id: approach from above, descend, close, verify, lift.
@@ -185,18 +203,18 @@ def pick(ctx: SkillContext, brick: str) -> PickResult:
     at = _pad_target(ctx, plan.x_mm, plan.y_mm, plan.z_mm)
     # phase: approach
     ctx.backend.set_gripper(closed=False)
+    _wait_gripper(ctx)
     ctx.motion.move_to(ctx, _safe_height(ctx, above), quat, speed=0.25)
     ctx.motion.move_to(ctx, above, quat, speed=0.25)
     # phase: descend (the target brick itself is expected between the fingers)
     ctx.motion.move_to(ctx, at, quat, speed=0.05, check_collisions=False)
-    # phase: close and verify attachment
+    # phase: close (until the fingers stop moving) and verify attachment
     ctx.backend.set_gripper(closed=True)
-    ctx.backend.step(int(0.6 / ctx.backend.control_dt))
-    width = _gripper_width_mm(ctx)
+    width = _wait_gripper(ctx)
     short_mm = d.size[1] * 8.0 - 0.2
     if width < short_mm - 2.5:
         ctx.backend.set_gripper(closed=False)
-        ctx.backend.step(int(0.3 / ctx.backend.control_dt))
+        _wait_gripper(ctx)
         ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
         raise GraspFailed(f"the fingers closed to {width:.1f} mm without holding {brick} ({short_mm:.1f} mm wide); "
                           "observe() again and retry")
@@ -245,8 +263,12 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     ctx.motion.move_to(ctx, seated, quat, speed=0.01, check_collisions=False)
     # phase: release and retreat
     ctx.backend.set_gripper(closed=False)
-    ctx.backend.step(int(0.4 / ctx.backend.control_dt))
+    _wait_gripper(ctx)
     ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
+    # Step aside (to -y, away from the staging area) so the hand no longer hides the brick from the camera.
+    aside = above.copy()
+    aside[1] -= VERIFY_ASIDE_M
+    ctx.motion.move_to(ctx, aside, quat, speed=0.25, check_collisions=False)
     brick = ctx.held
     ctx.held, ctx.held_descriptor = None, None
     # phase: verify

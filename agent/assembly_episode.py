@@ -1,0 +1,217 @@
+"""An assembly episode: a scene in a simulator, programs run in the sandbox against the skill RPC,
+feedback after each program, and the evaluator's scores at the end.
+
+The sandbox child holds no simulator object; it reaches the world only through the skills of the
+chosen library, bound here to a SkillContext in this (the simulator's) process.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agent.episode import EpisodeError, EpisodeJob, now_iso
+from agent.sandbox import Sandbox, SandboxLimits, SandboxResult
+from evaluator.episode import score_episode
+from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timings, TokenAccount
+from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.tasks.spec import TaskSpec
+from skills.context import SkillContext
+from skills.registry import bind
+
+SIM_BUDGET_FACTOR = 3.0  # the episode stops at 3x the task's time budget; the penalty starts at 1x
+
+
+class AssemblyEpisode:
+    """One assembly task loaded in a backend, driven program by program."""
+
+    def __init__(self, job: EpisodeJob, task: TaskSpec, backend: Backend, episode_dir: Path,
+                 sandbox: Sandbox | None = None):
+        self.job, self.task, self.backend, self.dir = job, task, backend, episode_dir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.started, self.t0 = now_iso(), time.perf_counter()
+        backend.load(task, seed=job.agent.seed)
+        self.sim_start = backend.sim_time_s
+        budget = job.budget
+        max_sim = budget.sim_s if budget.sim_s is not None else task.time_budget_s * SIM_BUDGET_FACTOR
+        self.ctx = SkillContext(
+            backend=backend, workspace=task.workspace, max_calls=budget.skill_calls,
+            max_sim_s=self.sim_start + max_sim, perturbations=list(task.perturbations),
+            image_sink=self._save_image,
+        )
+        self.methods = bind(job.agent.library, self.ctx)
+        self.sandbox = sandbox or Sandbox(SandboxLimits(wall_s=budget.program_wall_s, max_calls=budget.skill_calls))
+        self._own_sandbox = sandbox is None
+        self.rounds: list[RoundRecord] = []
+        self.tokens = TokenAccount()
+        self._images = 0
+        self.finished: EpisodeRecord | None = None
+
+    # --- what the agent sees ---------------------------------------------------------------------
+    def _save_image(self, kind: str, image: np.ndarray) -> str:
+        from PIL import Image
+
+        self._images += 1
+        name = f"obs_{self._images:03d}_{kind}.png"
+        if kind == "depth":
+            mm = np.clip(image * 1000.0, 0, 65535).astype(np.uint16)  # depth in mm as 16-bit PNG
+            Image.fromarray(mm).save(self.dir / name)
+        else:
+            Image.fromarray(image).save(self.dir / name)
+        return name
+
+    def observation_image(self) -> str:
+        """Render the top camera's RGB now; returns the artifact name (relative to the episode dir)."""
+        frame = self.backend.render(self.ctx.camera, rgb=True, depth=False, segmentation=False)
+        assert frame.rgb is not None
+        return self._save_image("rgb", frame.rgb)
+
+    def manual_images(self, style: str | None = None) -> list[Path]:
+        """The task's manual pages (rendered once per task and style, then cached)."""
+        from jarvis_sim.manuals import render_manual
+
+        return [Path(p) for p in render_manual(self.task, style or self.job.agent.manual_style)]
+
+    def api_text(self) -> str:
+        """The skill library's API section for the prompt."""
+        from skills.registry import api_text
+
+        return api_text(self.job.agent.library)
+
+    # --- acting ----------------------------------------------------------------------------------
+    def run_program(self, code: str, *, kind: str = "attempt", prompt_text: str = "", response: str = "",
+                    prompt_images: list[str] | None = None, tokens_in: int = 0, tokens_out: int = 0,
+                    cost_usd: float = 0.0) -> RoundRecord:
+        """Run one program in the sandbox; returns the round's record (also kept in self.rounds)."""
+        if self.finished is not None:
+            raise EpisodeError("the episode is finished; no more programs")
+        t0 = time.perf_counter()
+        first_call = len(self.ctx.calls)
+        result = self.sandbox.run(code, self.methods)
+        calls = self.ctx.calls[first_call:]
+        record = RoundRecord(
+            index=len(self.rounds), kind=kind, prompt_text=prompt_text, prompt_images=prompt_images or [],
+            response=response, code=code, outcome=result.outcome, outcome_line=result.line,
+            feedback=feedback_text(result, calls), stdout=result.stdout, skill_calls=list(calls),
+            observation_images=[self.observation_image()], tokens_in=tokens_in, tokens_out=tokens_out,
+            cost_usd=cost_usd, wall_s=time.perf_counter() - t0,
+            # The state after each round lets reports score every reflection round (R1..Rk).
+            final_state=self.backend.world_state(), sim_time_s=self.backend.sim_time_s - self.sim_start,
+        )
+        self.rounds.append(record)
+        self.tokens.input += tokens_in
+        self.tokens.output += tokens_out
+        self.tokens.cost_usd += cost_usd
+        return record
+
+    def record_round(self, record: RoundRecord) -> None:
+        """Keep a round that ran no program (an answer without code)."""
+        record.index = len(self.rounds)
+        self.rounds.append(record)
+
+    def run_program_public(self, code: str) -> dict[str, Any]:
+        """Run a program for an external agent; returns feedback and the new observation's URL path."""
+        r = self.run_program(code, kind="external")
+        return {
+            "round": r.index, "outcome": r.outcome, "line": r.outcome_line, "feedback": r.feedback,
+            "stdout": r.stdout, "skill_calls": [c.model_dump() for c in r.skill_calls],
+            "observation": f"/v1/episodes/{self.job.episode_id}/artifacts/{r.observation_images[0]}",
+            "sim_time_s": round(self.backend.sim_time_s - self.sim_start, 3),
+        }
+
+    # --- privileged ------------------------------------------------------------------------------
+    def ground_truth_task(self) -> TaskSpec:
+        """The full TaskSpec, targets included: for evaluators and agents explicitly labelled oracle."""
+        return self.task
+
+    # --- ending ----------------------------------------------------------------------------------
+    def finish(self, status: str = "done", error: str | None = None) -> EpisodeRecord:
+        """Score the final ground truth and build the record (idempotent)."""
+        if self.finished is not None:
+            return self.finished
+        state = self.backend.world_state()
+        elapsed = self.backend.sim_time_s - self.sim_start
+        record = EpisodeRecord(
+            episode_id=self.job.episode_id, task_id=self.task.id, family="lego", suite=self.job.suite,
+            difficulty=self.task.difficulty, agent=self.job.agent.model_dump(), seed=self.job.agent.seed,
+            status=status,  # type: ignore[arg-type]
+            error=error, rounds=self.rounds, final_state=state,
+            timings=Timings(started_at=self.started, finished_at=now_iso(), wall_s=time.perf_counter() - self.t0,
+                            sim_time_s=elapsed, budget_s=self.task.time_budget_s),
+            tokens=self.tokens,
+        )
+        # The same code path as offline re-scoring (jarvis score RUN_DIR).
+        self.finished = score_episode(record, self.task)
+        return self.finished
+
+    def close(self) -> None:
+        """Free the sandbox (the backend belongs to the worker and is reused)."""
+        if self._own_sandbox:
+            self.sandbox.close()
+
+
+def feedback_text(result: SandboxResult, calls: list[SkillCallRecord]) -> str:
+    """Structured execution feedback for the agent: outcome, where it stopped, each call's result."""
+    lines = [f"outcome: {result.outcome}" + (f" at line {result.line}" if result.line else "")]
+    if result.message:
+        lines.append(f"message: {result.message}")
+    for c in calls[-30:]:
+        args = ", ".join(f"{k}={v!r}" for k, v in c.args.items())
+        lines.append(f"- {c.name}({args}) -> " + ("ok" if c.ok else f"{c.error_kind}: {c.error}"))
+    if len(calls) > 30:
+        lines.insert(2, f"({len(calls) - 30} earlier calls not shown)")
+    return "\n".join(lines)
+
+
+def run_assembly_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, runtime: Any) -> EpisodeRecord:
+    """Run a whole assembly episode with a built-in agent."""
+    from agent.agents import make_agent
+    from agent.agents.base import AssemblyAgent
+
+    agent = make_agent(job.agent)
+    if not isinstance(agent, AssemblyAgent):
+        raise EpisodeError(f"agent {job.agent.name!r} cannot run assembly tasks")
+    backend = runtime.backend() if runtime is not None else make_backend("mujoco")
+    episode = AssemblyEpisode(job, task, backend, episode_dir, sandbox=getattr(runtime, "sandbox", None))
+    try:
+        agent.run_assembly(episode)
+        return episode.finish()
+    except Exception as exc:
+        return episode.finish(status="failed", error=f"{type(exc).__name__}: {exc}")
+    finally:
+        episode.close()
+
+
+def open_interactive_assembly(job: EpisodeJob, task: TaskSpec, episode_dir: Path, backend_name: str) -> tuple[Any, dict[str, Any]]:
+    """Start an interactive episode with its own simulator; returns it and what the agent sees first."""
+    backend = make_backend(backend_name)
+    episode = AssemblyEpisode(job, task, backend, episode_dir)
+    episode.close_backend_on_finish = True  # type: ignore[attr-defined]
+    first = {
+        "task": task.public_view(),
+        "api": episode.api_text(),
+        "manual_images": [f"/v1/tasks/{task.id}/manual/{k}.png" for k in range(len(task.manual_steps))],
+        "observation": f"/v1/episodes/{job.episode_id}/artifacts/{episode.observation_image()}",
+    }
+    return _InteractiveAssembly(episode, backend), first
+
+
+class _InteractiveAssembly:
+    """An interactive episode owning its backend (freed on close)."""
+
+    def __init__(self, episode: AssemblyEpisode, backend: Backend):
+        self.episode, self.backend = episode, backend
+
+    def run_program_public(self, code: str) -> dict[str, Any]:
+        return self.episode.run_program_public(code)
+
+    def finish(self) -> EpisodeRecord:
+        return self.episode.finish()
+
+    def close(self) -> None:
+        self.episode.close()
+        self.backend.close()
+
