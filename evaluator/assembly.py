@@ -142,8 +142,9 @@ def score_assembly(
     """Score a final ground-truth state against a task: sub-scores, soft score and per-brick explanation."""
     geo = task_geometry(task)
     by_id = {b.id: b for b in final_state.bricks}
-    matched = _match(geo, final_state.bricks)
-    bricks = tuple(_score_brick(geo, a, matched, by_id, config) for a in geo.actions)
+    orient: dict[str, tuple[float, float]] = {}  # yaw and tilt per brick id, each computed once
+    matched = _match(geo, final_state.bricks, orient)
+    bricks = tuple(_score_brick(geo, a, matched, by_id, orient, config) for a in geo.actions)
     n = len(bricks)
     pose = 100.0 * sum(b.pose for b in bricks) / n
     completion = 100.0 * sum(b.complete for b in bricks) / n
@@ -183,7 +184,16 @@ def _clip100(v: float) -> float:
     return 0.0 if not v > 0.0 else (100.0 if v > 100.0 else v)
 
 
-def _match(geo: TaskGeometry, physical: list[BrickState]) -> dict[str, BrickState]:
+def _orientation(b: BrickState, memo: dict[str, tuple[float, float]]) -> tuple[float, float]:
+    hit = memo.get(b.id)
+    if hit is None:
+        hit = memo[b.id] = quat_yaw_tilt(b.quaternion)
+    return hit
+
+
+def _match(
+    geo: TaskGeometry, physical: list[BrickState], orient: dict[str, tuple[float, float]]
+) -> dict[str, BrickState]:
     """Target action id -> the physical brick assigned to it (same part and colour, least total error)."""
     candidates: dict[tuple[str, int], list[BrickState]] = {}
     for b in physical:
@@ -199,7 +209,7 @@ def _match(geo: TaskGeometry, physical: list[BrickState]) -> dict[str, BrickStat
             continue
         cost = np.empty((len(idx), len(cands)))
         for j, b in enumerate(cands):
-            yaw, _ = quat_yaw_tilt(b.quaternion)
+            yaw, _ = _orientation(b, orient)
             px, py, pz = b.position
             for i, k in enumerate(idx):
                 t = geo.actions[k].pose
@@ -225,6 +235,7 @@ def _score_brick(
     a: ActionTarget,
     matched: dict[str, BrickState],
     by_id: dict[str, BrickState],
+    orient: dict[str, tuple[float, float]],
     config: ScoringConfig,
 ) -> BrickScore:
     b = matched.get(a.id)
@@ -232,7 +243,7 @@ def _score_brick(
         return BrickScore(a.id, a.part, a.color, None, a.supports or ("ground",), problems=("no matching brick",))
     t = a.pose
     px, py, pz = b.position
-    yaw, tilt = quat_yaw_tilt(b.quaternion)
+    yaw, tilt = _orientation(b, orient)
 
     # Where this brick should be given where its supports actually are (each support's yaw deviation,
     # modulo its own symmetry, turns the expected offset); the mean over supports, or the lattice.
@@ -243,7 +254,7 @@ def _score_brick(
         if s is None:
             continue
         ts = geo.targets[sid]
-        s_yaw, _ = quat_yaw_tilt(s.quaternion)
+        s_yaw, _ = _orientation(s, orient)
         delta = wrap_signed(s_yaw - ts.yaw, ts.period)
         if not math.isfinite(delta):
             continue
