@@ -13,7 +13,7 @@ Ground truth (brick poses, clutch) never enters observations or info: evaluators
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import gymnasium as gym
 import numpy as np
@@ -29,7 +29,7 @@ ENV_ID = "jarvis/LegoAssembly-v1"
 class LegoAssemblyEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
     """A JARVIS assembly episode: one TaskSpec in one backend."""
 
-    metadata = {"render_modes": ["rgb_array"]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"]}
 
     def __init__(self, task: TaskSpec, backend: str | Backend = "mujoco", action_mode: Literal["ee", "joint"] = "ee",
                  ticks_per_step: int = 10, depth: bool = True, render_mode: str | None = "rgb_array",
@@ -57,7 +57,7 @@ class LegoAssemblyEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
         }
         if depth:
             obs["depth"] = spaces.Box(0.0, np.inf, (h, w), np.float32)
-        self.observation_space = spaces.Dict(obs)
+        self.observation_space = spaces.Dict(obs)  # type: ignore[assignment]
         self.action_space = spaces.Box(-np.inf, np.inf, (8,), np.float64)
 
     def _observation(self) -> dict[str, np.ndarray]:

@@ -1,0 +1,90 @@
+"""`jarvis bench sim`: MuJoCo backend speed: pick-and-place wall time, steps/s by brick count, overhead
+versus bare mj_step, RGB-D render time, reset time of a large scene. One JSON object per figure."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import mujoco
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from common import emit, machine  # noqa: E402
+
+from jarvis_sim.backends.mujoco.backend import MujocoBackend  # noqa: E402
+from tests.fakes.lego_tasks import stack_task  # noqa: E402
+from tests.jarvis_sim.backends.pick_place import pick_and_place, wait  # noqa: E402
+
+EPISODE_S = 12.0
+
+
+def pick_place_episode(n_bricks: int) -> tuple[float, float]:
+    """Wall seconds of a 12 s scripted pick-and-place in a scene of n static bricks, and its sim seconds."""
+    task = stack_task(n_bricks, 1)
+    b = MujocoBackend()
+    b.load(task)
+    a = task.action_bricks[0]
+    target, _ = task.target_world_pose(a.id)
+    t0 = time.perf_counter()
+    pick_and_place(b, a.id, target, a.target.yaw_rad, (a.start.x, a.start.y, 0.0), a.start.yaw)
+    if b.sim_time_s < EPISODE_S:
+        wait(b, EPISODE_S - b.sim_time_s)
+    wall = time.perf_counter() - t0
+    sim = b.sim_time_s
+    connected = bool(b.world_state().by_id()[a.id].connected_to)
+    b.close()
+    if n_bricks and not connected:  # on a bare table a level-0 brick rests unclutched (no baseplate)
+        print(f"warning: brick not seated in the {n_bricks}-brick episode", file=sys.stderr)
+    return wall, sim
+
+
+def bare_step_wall(n_bricks: int, sim_s: float) -> float:
+    """Wall seconds of plain mj_step over the same scene and simulated time (arm holding still)."""
+    b = MujocoBackend()
+    b.load(stack_task(n_bricks, 1))
+    m, d = b.model, b.data
+    steps = round(sim_s / m.opt.timestep)
+    t0 = time.perf_counter()
+    mujoco.mj_step(m, d, nstep=steps)
+    wall = time.perf_counter() - t0
+    b.close()
+    return wall
+
+
+def main() -> None:
+    """Print every figure."""
+    ctx = machine()
+    wall, sim = pick_place_episode(150)
+    emit("pick_place_150_wall_s", wall, "s", sim_s=round(sim, 2), target="<= 5", **ctx)
+    bare = bare_step_wall(150, sim)
+    emit("episode_over_bare_step_ratio", wall / bare, "x", bare_wall_s=round(bare, 3), aim="< 2", **ctx)
+    for n in (0, 50, 150, 300):
+        w, s = pick_place_episode(n)
+        emit("steps_per_s", (s / 0.002) / w, "physics steps/s", bricks=n, timestep_s=0.002,
+             realtime_factor=round(s / w, 2), **ctx)
+    b = MujocoBackend()
+    b.load(stack_task(150, 1))
+    b.render("top")
+    samples = []
+    for _ in range(15):
+        t0 = time.perf_counter()
+        b.render("top", rgb=True, depth=True)
+        samples.append(time.perf_counter() - t0)
+    emit("render_rgbd_ms", statistics.median(samples) * 1000, "ms", size="640x480", bricks=150, target="<= 150", **ctx)
+    b.close()
+    task = stack_task(235, 1)
+    b = MujocoBackend()
+    t0 = time.perf_counter()
+    b.load(task)
+    emit("reset_236_bricks_s", time.perf_counter() - t0, "s", target="<= 2", what="build, compile, settle", **ctx)
+    t0 = time.perf_counter()
+    b.reset(0)
+    emit("reset_236_bricks_rerun_s", time.perf_counter() - t0, "s", what="reset of a loaded scene", **ctx)
+    b.close()
+
+
+if __name__ == "__main__":
+    main()
