@@ -210,17 +210,29 @@ def apply_rlimits(limits: dict[str, Any]) -> list[str]:
     return applied
 
 
-def load_pyseccomp(source: str, libs: dict[str, str]) -> types.ModuleType:
-    """Build the pyseccomp module from its source, with library names the parent already resolved."""
-    import ctypes.util
+def load_pyseccomp(code: types.CodeType, libs: dict[str, str]) -> types.ModuleType:
+    """Build the pyseccomp module from its compiled code, with library names the parent resolved.
 
-    original = ctypes.util.find_library
-    ctypes.util.find_library = lambda name: libs.get(name) or original(name)
+    A stand-in `ctypes.util` answers find_library from `libs`: the real one imports subprocess and
+    runs ldconfig, which costs start-up time and needs a shell inside the sandbox.
+    """
+    import ctypes
+
+    stand_in = types.ModuleType("ctypes.util")
+    stand_in.find_library = libs.get  # type: ignore[attr-defined]
+    saved = sys.modules.get("ctypes.util")
+    sys.modules["ctypes.util"] = stand_in
+    ctypes.util = stand_in  # type: ignore[attr-defined]
     try:
         module = types.ModuleType("pyseccomp")
-        exec(compile(source, "pyseccomp.py", "exec"), module.__dict__)
+        exec(code, module.__dict__)
     finally:
-        ctypes.util.find_library = original
+        if saved is None:
+            del sys.modules["ctypes.util"]
+            del ctypes.util  # type: ignore[attr-defined]
+        else:
+            sys.modules["ctypes.util"] = saved
+            ctypes.util = saved  # type: ignore[attr-defined]
     return module
 
 
@@ -230,7 +242,7 @@ def confine(config: dict[str, Any]) -> dict[str, Any]:
     seccomp_module = None
     if config["layers"]["seccomp"]:
         try:
-            seccomp_module = load_pyseccomp(config["pyseccomp_source"], config["libs"])
+            seccomp_module = load_pyseccomp(config["pyseccomp_code"], config["libs"])
         except Exception as exc:  # libseccomp missing or unloadable: report, do not hide it
             applied["seccomp_error"] = f"{type(exc).__name__}: {exc}"
     applied["rlimits"] = apply_rlimits(config["limits"]) if config["layers"]["rlimits"] else []

@@ -59,6 +59,7 @@ class HostSupport:
     uid: int | None  # drop to this uid/gid when not None
     gid: int | None
     bwrap_argv: tuple[str, ...]  # empty when bubblewrap is not used
+    drop_argv: tuple[str, ...]  # setpriv prefix that drops to uid/gid (empty: Popen drops instead)
     seccomp_libs: dict[str, str] | None  # None when seccomp is unavailable
     pyseccomp_source: str | None
     subreaper: bool
@@ -137,6 +138,16 @@ def detect(layers: SandboxLayers) -> HostSupport:
             except KeyError:
                 details["unprivileged_uid"] = f"no account {layers.sandbox_user!r}: child keeps root"
 
+    # setpriv lets the parent spawn with vfork (Popen's user= forces a full fork of a large parent).
+    setpriv = shutil.which("setpriv") if uid is not None else None
+    drop: tuple[str, ...] = ()
+    if setpriv is not None and uid is not None and gid is not None:
+        drop = (setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups")
+        ok, why = _runs([*drop, "/bin/true"], None, None)
+        if not ok:
+            details["setpriv"] = f"setpriv does not work here ({why}); dropping uid in Popen instead"
+            drop = ()
+
     interpreter, why = "", "no interpreter found"
     for candidate in _interpreter_candidates():
         ok, why = _version_ok(candidate, uid, gid)
@@ -193,6 +204,6 @@ def detect(layers: SandboxLayers) -> HostSupport:
     for name in report.degraded():
         log.warning("sandbox layer %s is NOT active: %s", name, details.get(name, "disabled"))
     return HostSupport(
-        interpreter=interpreter, uid=uid, gid=gid, bwrap_argv=argv, seccomp_libs=libs,
+        interpreter=interpreter, uid=uid, gid=gid, bwrap_argv=argv, drop_argv=drop, seccomp_libs=libs,
         pyseccomp_source=source, subreaper=subreaper, report=report, details=details,
     )

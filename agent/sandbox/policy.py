@@ -78,12 +78,13 @@ def is_allowed_identifier(name: str) -> bool:
     return bool(name) and not name.startswith("_") and unicodedata.normalize("NFKC", name) == name
 
 
-def _check_identifier(name: str | None, node: ast.AST, what: str) -> None:
+def _check_identifier(name: str | None, node: ast.AST, what: str, binds_name: bool = True) -> None:
+    """Reject private names everywhere, and forbidden builtins where the identifier is a variable."""
     if name is None:
         return
     if not is_allowed_identifier(name):
         raise PolicyViolation(f"{what} {name!r} is not allowed: names starting with '_' are reserved", _line(node))
-    if name in FORBIDDEN_NAMES:
+    if binds_name and name in FORBIDDEN_NAMES:
         raise PolicyViolation(f"{what} {name!r} is not allowed in robot programs", _line(node))
 
 
@@ -110,7 +111,7 @@ def _check_node(node: ast.AST, format_calls: set[int]) -> None:
     if isinstance(node, ast.Name):
         _check_identifier(node.id, node, "name")
     elif isinstance(node, ast.Attribute):
-        _check_identifier(node.attr, node, "attribute")
+        _check_identifier(node.attr, node, "attribute", binds_name=False)
         if node.attr in FORBIDDEN_ATTRIBUTES:
             raise PolicyViolation(f"attribute {node.attr!r} is not allowed in robot programs", _line(node))
         if node.attr in FORMAT_METHODS and id(node) not in format_calls:
@@ -125,7 +126,7 @@ def _check_node(node: ast.AST, format_calls: set[int]) -> None:
     elif isinstance(node, ast.arg):
         _check_identifier(node.arg, node, "parameter")
     elif isinstance(node, ast.keyword):
-        _check_identifier(node.arg, node, "keyword argument")
+        _check_identifier(node.arg, node, "keyword argument", binds_name=False)
     elif isinstance(node, ast.ExceptHandler):
         _check_identifier(node.name, node, "exception name")
 

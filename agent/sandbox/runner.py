@@ -7,8 +7,10 @@ only pays for sending its code. Every program still gets a fresh process; nothin
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import inspect
+import json
 import os
 import select
 import signal
@@ -38,7 +40,7 @@ CHILD_MODULES = (
 # Runs in `python -I -S -c`: read one JSON line (module sources and configuration), build the
 # modules in memory, hand over to child.main with whatever bytes followed that line.
 BOOTSTRAP = r"""
-import json, os, sys, types
+import binascii, json, marshal, os, sys, types
 buf = b""
 while b"\n" not in buf:
     chunk = os.read(0, 1 << 20)
@@ -47,27 +49,53 @@ while b"\n" not in buf:
     buf += chunk
 line, _, rest = buf.partition(b"\n")
 boot = json.loads(line)
-for name, source in boot["modules"]:
+config = boot["config"]
+for name, code in marshal.loads(binascii.a2b_base64(boot["modules"])):
+    if name == "pyseccomp":
+        config["pyseccomp_code"] = code
+        continue
     mod = types.ModuleType(name)
     sys.modules[name] = mod
     parent, _, leaf = name.rpartition(".")
     if parent:
         setattr(sys.modules[parent], leaf, mod)
-    if source is None:
+    if code is None:
         mod.__path__ = []
     else:
-        exec(compile(source, name.replace(".", "/") + ".py", "exec"), mod.__dict__)
-sys.modules["agent.sandbox.child"].main(boot["config"], rest)
+        exec(code, mod.__dict__)
+sys.modules["agent.sandbox.child"].main(config, rest)
+"""
+
+# Compiles module sources with the child's own interpreter, so the marshalled code always matches it.
+COMPILER = r"""
+import binascii, json, marshal, sys
+sources = json.loads(sys.stdin.buffer.read())
+codes = [(n, None if s is None else compile(s, n.replace(".", "/") + ".py", "exec")) for n, s in sources]
+sys.stdout.buffer.write(binascii.b2a_base64(marshal.dumps(codes), newline=False))
 """
 
 STDERR_TAIL = 4000
 
 
-def _module_sources() -> list[tuple[str, str | None]]:
+def _module_sources(pyseccomp_source: str | None) -> list[tuple[str, str | None]]:
     out: list[tuple[str, str | None]] = [("agent", None), ("agent.sandbox", None)]
     for name in CHILD_MODULES:
         out.append((name, inspect.getsource(importlib.import_module(name))))
+    if pyseccomp_source is not None:
+        out.append(("pyseccomp", pyseccomp_source))
     return out
+
+
+@functools.cache
+def _compiled(interpreter: str, uid: int | None, gid: int | None, sources_json: str) -> str:
+    """Base64 marshal of the child modules, compiled once per interpreter by that interpreter."""
+    proc = subprocess.run(
+        [interpreter, "-I", "-S", "-c", COMPILER], input=sources_json.encode(), capture_output=True, env={},
+        cwd="/", user=uid, group=gid, extra_groups=[] if uid is not None else None, timeout=60, check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"compiling the sandbox child with {interpreter} failed: {proc.stderr.decode()[-2000:]}")
+    return proc.stdout.decode("ascii")
 
 
 @dataclass
@@ -155,17 +183,20 @@ class Sandbox:
                 "rlimits": self.layers.rlimits,
             },
             "libs": s.seccomp_libs or {},
-            "pyseccomp_source": s.pyseccomp_source,
         }
-        return protocol.encode({"jsonrpc": "2.0", "modules": _module_sources(), "config": config})
+        sources = json.dumps(_module_sources(s.pyseccomp_source))
+        modules = _compiled(s.interpreter, s.uid, s.gid, sources)
+        return protocol.encode({"jsonrpc": "2.0", "modules": modules, "config": config})
 
     def _spawn(self) -> _Child:
         s = self.support
-        argv = [*s.bwrap_argv, s.interpreter, "-I", "-S", "-c", BOOTSTRAP]
+        argv = [*s.drop_argv, *s.bwrap_argv, s.interpreter, "-I", "-S", "-c", BOOTSTRAP]
+        popen_drops = s.uid is not None and not s.drop_argv
         proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={}, cwd="/",
             start_new_session=True, close_fds=True, bufsize=0,
-            user=s.uid, group=s.gid, extra_groups=[] if s.uid is not None else None,
+            user=s.uid if popen_drops else None, group=s.gid if popen_drops else None,
+            extra_groups=[] if popen_drops else None,
         )
         self._live.add(proc.pid)
         child = _Child(proc=proc, started=time.perf_counter())

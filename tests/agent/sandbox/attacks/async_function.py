@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: async def and await
 # expect: policy_violation
 async def f():

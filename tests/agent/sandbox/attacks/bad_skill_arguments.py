@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: arguments that do not fit the skill's signature, uncaught
 # expect: skill_error
 ping(payload=[1, 2, 3])

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: reach the real builtins through __builtins__
 # expect: policy_violation
 b = __builtins__

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: skill-call flood
 # expect: resource_limit
 while True:

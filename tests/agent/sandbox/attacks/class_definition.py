@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: class definition (metaclass tricks)
 # expect: policy_violation
 class A:

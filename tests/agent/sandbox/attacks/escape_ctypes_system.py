@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: raw escape: ctypes libc system() writing a host file
 # expect: policy_violation
 # evidence: marker

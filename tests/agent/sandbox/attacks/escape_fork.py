@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: raw escape: fork a process (fork bomb seed)
 # expect: policy_violation
 # evidence: stdout

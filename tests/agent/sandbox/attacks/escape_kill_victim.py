@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: raw escape: signal a host process owned by root
 # expect: policy_violation
 # evidence: victim

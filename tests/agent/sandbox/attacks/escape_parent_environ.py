@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: raw escape: read the parent's environment (API keys) through /proc
 # expect: policy_violation
 # evidence: canary

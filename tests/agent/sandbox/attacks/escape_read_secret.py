@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: raw escape: read a root-only host file and print it
 # expect: policy_violation
 # evidence: secret

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: raw escape: connect to a server on the host's 127.0.0.1
 # expect: policy_violation
 # evidence: socket

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: raw escape without the AST policy: class-hierarchy walk to os.system writing a host file
 # expect: policy_violation
 # evidence: marker

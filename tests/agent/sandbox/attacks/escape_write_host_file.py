@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: raw escape: write a file into the host's /tmp with the real open()
 # expect: policy_violation
 # evidence: marker

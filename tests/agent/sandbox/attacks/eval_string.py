@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: eval of a string
 # expect: policy_violation
 eval("1 + 1")

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: try/except* (RestrictedPython CVE-2023-37271 family)
 # expect: policy_violation
 try:

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: exec of an import
 # expect: policy_violation
 exec("import os")

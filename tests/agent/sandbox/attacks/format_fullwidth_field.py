@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: str.format field with a fullwidth dunder name
 # expect: policy_violation
 print("{0.＿＿class＿＿}".format(1))

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: format_map field reaching __globals__ of a skill stub
 # expect: policy_violation
 print("{p.__globals__}".format_map({"p": ping}))

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: from-import of subprocess
 # expect: policy_violation
 from subprocess import run

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: fullwidth letters normalised to __class__ by the parser
 # expect: policy_violation
 x = ().__ｃｌａｓｓ__.__ｂａｓｅ__

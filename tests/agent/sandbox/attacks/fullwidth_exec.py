@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: fullwidth identifier normalised to exec
 # expect: policy_violation
 ｅｘｅｃ("import os")

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: generator frame walk to the caller's globals
 # expect: policy_violation
 g = (x for x in [1])

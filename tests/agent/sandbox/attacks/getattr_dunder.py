@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: getattr with a dunder string
 # expect: policy_violation
 k = getattr(1, "__cl" + "ass__")

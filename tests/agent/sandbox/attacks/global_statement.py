@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: global statement
 # expect: policy_violation
 def f():

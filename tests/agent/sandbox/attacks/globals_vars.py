@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: globals() to reach module state
 # expect: policy_violation
 g = globals()

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: ctypes to call libc
 # expect: policy_violation
 import ctypes

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: import of os to run a shell
 # expect: policy_violation
 import os

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: socket to the host's 127.0.0.1
 # expect: policy_violation
 import socket

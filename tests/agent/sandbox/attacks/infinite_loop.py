@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: busy infinite loop
 # expect: timeout
 while True:

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: infinite loop that swallows every exception
 # expect: timeout
 while True:

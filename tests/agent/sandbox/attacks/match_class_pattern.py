@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: match class pattern reading __class__ through keyword patterns
 # expect: policy_violation
 match 1:

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: string doubling until memory runs out
 # expect: resource_limit
 s = "a"

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: print flood
 # expect: resource_limit
 while True:

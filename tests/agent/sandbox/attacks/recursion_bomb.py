@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: unbounded recursion
 # expect: error
 def f(n):

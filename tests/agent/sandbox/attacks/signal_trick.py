@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: signal module to ignore the CPU limit
 # expect: policy_violation
 import signal

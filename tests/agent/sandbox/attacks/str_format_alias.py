@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: str.format bound method taken as a value
 # expect: policy_violation
 f = "{0.__class__}".format

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: str.format field reaching __class__
 # expect: policy_violation
 print("{0.__class__.__mro__}".format(1))

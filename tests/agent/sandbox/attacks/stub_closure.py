@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: reach the RPC channel through a stub's closure
 # expect: policy_violation
 print(ping.__closure__[0].cell_contents)

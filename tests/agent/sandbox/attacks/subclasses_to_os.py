@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: class-hierarchy walk from a tuple to os._wrap_close and os.system
 # expect: policy_violation
 for c in ().__class__.__base__.__subclasses__():

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: exception traceback frame walk
 # expect: policy_violation
 try:

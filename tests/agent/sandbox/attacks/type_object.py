@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: type() to reach object
 # expect: policy_violation
 print(type(1).mro())

@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: a skill error nobody catches
 # expect: skill_error
 fail()

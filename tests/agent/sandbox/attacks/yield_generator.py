@@ -1,3 +1,4 @@
+# ruff: noqa
 # attack: generator function (frame internals)
 # expect: policy_violation
 def g():

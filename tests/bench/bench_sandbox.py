@@ -1,0 +1,77 @@
+"""`jarvis bench sandbox`: program start to first statement, and skill RPC round trip, with layers named.
+
+Start-up is measured from `Sandbox.run()` being called to the parent receiving the program's first
+statement (a skill call), cold (a new child per program) and warm (a child started ahead of time).
+RPC round trip is the gap between consecutive skill calls of a tight loop in the program, so it
+includes the child's encode/decode, both pipe hops and argument validation in the parent.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+from common import emit, machine
+
+from agent.sandbox import Sandbox, SandboxLimits
+
+STARTS = 15
+CALLS = 2000
+OBSERVATION = {f"brick_{i}": {"position": [0.1 * i, 0.2, 0.0096], "held": False} for i in range(20)}
+
+
+def _first_statement_ms(sandbox: Sandbox, settle_s: float) -> list[float]:
+    samples: list[float] = []
+    for _ in range(STARTS):
+        time.sleep(settle_s)  # lets a pre-started child finish starting, as between agent rounds
+        marks: list[float] = []
+        started = time.perf_counter()
+        result = sandbox.run("mark()\n", {"mark": lambda: marks.append(time.perf_counter())})
+        if result.outcome != "ok" or not marks:
+            raise RuntimeError(f"bench program failed: {result}")
+        samples.append((marks[0] - started) * 1000.0)
+    return samples
+
+
+def _round_trip_us(sandbox: Sandbox, method: Any, program: str) -> list[float]:
+    stamps: list[float] = []
+
+    def timed() -> Any:
+        stamps.append(time.perf_counter())
+        return method()
+
+    result = sandbox.run(program, {"skill": timed})
+    if result.outcome != "ok":
+        raise RuntimeError(f"bench program failed: {result}")
+    return [(b - a) * 1e6 for a, b in zip(stamps, stamps[1:], strict=False)]
+
+
+def main() -> None:
+    """Print the figures."""
+    limits = SandboxLimits(max_calls=CALLS + 10)
+    with Sandbox(limits, prestart=False) as cold:
+        layers = cold.report.active_names()
+        degraded = cold.report.degraded()
+        cold_ms = _first_statement_ms(cold, 0.0)
+    with Sandbox(limits, prestart=True) as warm:
+        warm_ms = _first_statement_ms(warm, 0.5)
+        ping_us = _round_trip_us(warm, lambda: None, f"for i in range({CALLS}):\n    skill()\n")
+        obs_us = _round_trip_us(warm, lambda: OBSERVATION, f"for i in range({CALLS}):\n    skill()\n")
+
+    baseline = [0.0] * 200
+    for i in range(len(baseline)):
+        t0 = time.perf_counter()
+        dict(OBSERVATION)
+        baseline[i] = (time.perf_counter() - t0) * 1e6
+    extra = {"layers": layers, "degraded": degraded, **machine()}
+    emit("sandbox_first_statement_cold_median", statistics.median(cold_ms), "ms", target=80, **extra)
+    emit("sandbox_first_statement_cold_p90", statistics.quantiles(cold_ms, n=10)[-1], "ms", **extra)
+    emit("sandbox_first_statement_warm_median", statistics.median(warm_ms), "ms", target=80, **extra)
+    emit("sandbox_rpc_round_trip_ping_median", statistics.median(ping_us), "us", target=300, **extra)
+    emit("sandbox_rpc_round_trip_observation_median", statistics.median(obs_us), "us", target=300,
+         observation_keys=len(OBSERVATION), in_process_copy_us=statistics.median(baseline), **extra)
+
+
+if __name__ == "__main__":
+    main()
