@@ -13,7 +13,7 @@ Ground truth (brick poses, clutch) never enters observations or info: evaluators
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
@@ -29,7 +29,7 @@ ENV_ID = "jarvis/LegoAssembly-v1"
 class LegoAssemblyEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
     """A JARVIS assembly episode: one TaskSpec in one backend."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"]}
+    metadata = {"render_modes": ["rgb_array"]}  # noqa: RUF012  (gymnasium declares it an instance attribute)
 
     def __init__(self, task: TaskSpec, backend: str | Backend = "mujoco", action_mode: Literal["ee", "joint"] = "ee",
                  ticks_per_step: int = 10, depth: bool = True, render_mode: str | None = "rgb_array",

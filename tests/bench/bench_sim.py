@@ -12,11 +12,11 @@ import mujoco
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from common import emit, machine  # noqa: E402
+from common import emit, machine
 
-from jarvis_sim.backends.mujoco.backend import MujocoBackend  # noqa: E402
-from tests.fakes.lego_tasks import stack_task  # noqa: E402
-from tests.jarvis_sim.backends.pick_place import pick_and_place, wait  # noqa: E402
+from jarvis_sim.backends.mujoco.backend import MujocoBackend
+from tests.fakes.lego_tasks import stack_task
+from tests.jarvis_sim.backends.pick_place import pick_and_place, wait
 
 EPISODE_S = 12.0
 
