@@ -92,7 +92,7 @@ def plot(fig: PoolFigures, rep: dict[str, Any], out_dir: Path) -> list[Path]:
     paths = []
     ours, paper = rep["pool"], rep["paper"]
     f, ax = plt.subplots(figsize=(7, 4))
-    ax.hist(fig.horizons, bins=np.arange(0.5, fig.horizons.max() + 1.5), color="#4477aa")
+    ax.hist(fig.horizons, bins=[k + 0.5 for k in range(int(fig.horizons.max()) + 1)], color="#4477aa")
     ax.set_yscale("log")
     ax.axvline(ours["horizon_mean"], color="k", label=f"mean {ours['horizon_mean']:.2f} (paper {paper['horizon_mean']})")
     ax.axvline(ours["horizon_median"], color="k", ls="--", label=f"median {ours['horizon_median']:g} (paper {paper['horizon_median']})")
