@@ -115,6 +115,18 @@ def stage_bricks_clear_of(
                 out[i] = pose
             staged = workspace.model_copy(update={"staging_min": area[0], "staging_max": area[1]})
             return staged, [p for p in out if p is not None]
+    # Crowded segments: largest first, long side along x, packs far tighter than the shuffled rows.
+    dense = sorted(range(len(bricks)), key=lambda i: (-bricks[i].spec.depth, -bricks[i].spec.width, i))
+    for area in STAGING_AREAS:
+        if area[0][1] < keep_clear:
+            continue
+        packed = _pack([bricks[i] for i in dense], [0] * len(dense), [0.0] * len(dense), area)
+        if packed is not None:
+            out2: list[TablePose | None] = [None] * len(bricks)
+            for pose, i in zip(packed, dense, strict=True):
+                out2[i] = pose
+            staged = workspace.model_copy(update={"staging_min": area[0], "staging_max": area[1]})
+            return staged, [p for p in out2 if p is not None]
     raise ValueError(
         f"{len(bricks)} loose bricks of {label!r} do not fit any staging area clear of the structure"
     )
