@@ -33,6 +33,7 @@ RENDERER_VERSION = 2
 DEFAULT_SIZE = (800, 600)
 STRUCTURE_RECT = (annotate.LEFT_COLUMN, 0.06, 0.98, 0.96)
 MAX_ARROWS = 4
+ICON_SPACING_M = 1.0  # part pictures share one scene, this far apart so only one is ever in view
 ICON_REFERENCE_PART = "3003"  # icons are drawn at one scale, so that a 2 x 2 brick just fills one
 
 
@@ -152,32 +153,49 @@ class ManualRenderer:
             self._icons[key] = self._render_icon(part_number, colour)
         return self._icons[key]
 
+    def _icon_scene_for(self, icon_size: tuple[int, int]) -> BrickScene:
+        # One scene holds every part picture the manual needs, far apart, so one GL context serves them all.
+        if self._icon_scene is None:
+            kinds = list(dict.fromkeys((a.target.part, a.target.color) for a in self.task.action_bricks))
+            bricks = [
+                SceneBrick(f"{p}/{c}", p, c, (ICON_SPACING_M * k, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0))
+                for k, (p, c) in enumerate(kinds)
+            ]
+            icon_style = dataclasses.replace(
+                self.style,
+                background_top=self.style.panel_rgb,
+                background_bottom=self.style.panel_rgb,
+                table="none",
+                lighting=dataclasses.replace(self.style.lighting, shadows=False),
+                photo_finish=False,
+            )
+            view = frame_points(bricks_corners(bricks[:1]), icon_size)
+            self._icon_scene = BrickScene(bricks, icon_style, icon_size, view=view, table=False)
+        return self._icon_scene
+
     def _render_icon(self, part_number: str, colour: int) -> Image.Image:
         w, h = self.size
         icon_size = (max(64, round(0.22 * w)), max(48, round(0.16 * h)))
-        brick = SceneBrick("icon", part_number, colour, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0))
-        ref = SceneBrick("ref", ICON_REFERENCE_PART, colour, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0))
+        scene = self._icon_scene_for(icon_size)
+        name = f"{part_number}/{colour}"
+        brick = scene.bricks[scene.segment_names.index(name)]
+        ref = SceneBrick("ref", ICON_REFERENCE_PART, colour, brick.position, brick.quaternion)
         rect = (0.04, 0.04, 0.96, 0.96)
         view = frame_points(bricks_corners([brick]), icon_size, rect)
         ref_view = frame_points(bricks_corners([ref]), icon_size, rect)
         view = dataclasses.replace(view, distance=max(view.distance, ref_view.distance))
-        icon_style = dataclasses.replace(
-            self.style,
-            background_top=self.style.panel_rgb,
-            background_bottom=self.style.panel_rgb,
-            table="none",
-            lighting=dataclasses.replace(self.style.lighting, shadows=False),
-            photo_finish=False,
-        )
-        with BrickScene([brick], icon_style, icon_size, view=view, table=False) as scene:
-            frame = scene.render(rgb=True, depth=True, segments=True)
+        scene.show_only([name])
+        frame = scene.render(view, rgb=True, depth=True, segments=True)
         assert frame.rgb is not None and frame.segments is not None
-        rgb = finish(icon_style, frame.rgb, frame.depth, frame.segments, view.focal_px(icon_size))
+        rgb = finish(scene.style, frame.rgb, frame.depth, frame.segments, view.focal_px(icon_size))
         return annotate.crop_to_content(rgb, frame.segments >= 0, pad=3)
 
     def close(self) -> None:
         """Free the GL contexts."""
         self.scene.close()
+        if self._icon_scene is not None:
+            self._icon_scene.close()
+            self._icon_scene = None
 
     def __enter__(self) -> ManualRenderer:
         return self

@@ -32,3 +32,13 @@ def crafted_task(task_id: str = "lego/test-crafted/000") -> TaskSpec:
         ],
         time_budget_s=130.0,
     )
+
+
+def one_step_task(task_id: str = "lego/test-crafted/001") -> TaskSpec:
+    """The crafted task cut to its first step (cheap to render, for cache tests)."""
+    full = crafted_task(task_id)
+    first = full.manual_steps[0]
+    data = full.model_dump()
+    data["action_bricks"] = [a for a in data["action_bricks"] if a["target"]["id"] in first.brick_ids]
+    data["manual_steps"] = [first.model_dump()]
+    return TaskSpec.model_validate(data)  # validated again: steps and action bricks must agree

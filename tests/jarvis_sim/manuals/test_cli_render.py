@@ -23,7 +23,7 @@ def test_resolve_task_reads_a_taskspec_file(tmp_path: Path) -> None:
 def test_resolve_task_rejects_a_bad_file(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text('{"id": 3}')
-    with pytest.raises(ValueError, match="bad.json"):
+    with pytest.raises(ValueError, match=r"bad\.json"):
         render_cli.resolve_task(str(path))
     with pytest.raises(FileNotFoundError):
         render_cli.resolve_task(str(tmp_path / "missing.json"))

@@ -11,18 +11,21 @@ from jarvis_sim.manuals import UnknownStyleError, manual_styles, render_manual
 from jarvis_sim.manuals import manual as manual_module
 from jarvis_sim.manuals.annotate import highlight_ring
 from jarvis_sim.manuals.manual import ManualRenderer
-from tests.jarvis_sim.manuals.crafted import crafted_task
+from tests.jarvis_sim.manuals.crafted import crafted_task, one_step_task
 
 pytestmark = pytest.mark.render
 
 SMALL = (400, 300)
+TINY = (240, 180)
 
 
 def test_crafted_task_is_a_valid_build() -> None:
     crafted_task().target_assembly.validate()
 
 
-@pytest.mark.parametrize("style", sorted(manual_styles()))
+@pytest.mark.parametrize(
+    "style", [pytest.param(s, marks=pytest.mark.slow) if s == "photo" else s for s in sorted(manual_styles())]
+)
 def test_every_style_renders_every_step(style: str) -> None:
     task = crafted_task()
     with ManualRenderer(task, style, SMALL) as r:
@@ -62,8 +65,8 @@ def test_new_bricks_are_marked_and_keep_their_colour() -> None:
 
 
 def test_cache_hit_returns_identical_bytes_without_rendering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    task = crafted_task()
-    first = render_manual(task, "shaded", SMALL, cache_dir=tmp_path)
+    task = one_step_task()
+    first = render_manual(task, "shaded", TINY, cache_dir=tmp_path)
     assert len(first) == len(task.manual_steps)
     data = [p.read_bytes() for p in first]
 
@@ -71,23 +74,23 @@ def test_cache_hit_returns_identical_bytes_without_rendering(tmp_path: Path, mon
         raise AssertionError("rendered again on a cache hit")
 
     monkeypatch.setattr(manual_module, "render_manual_images", no_render)
-    second = render_manual(task, "shaded", SMALL, cache_dir=tmp_path)
+    second = render_manual(task, "shaded", TINY, cache_dir=tmp_path)
     assert second == first
     assert [p.read_bytes() for p in second] == data
     # Another style, size or task content is another cache entry (and would render).
     with pytest.raises(AssertionError, match="rendered again"):
-        render_manual(task, "booklet", SMALL, cache_dir=tmp_path)
+        render_manual(task, "booklet", TINY, cache_dir=tmp_path)
     changed = task.model_copy(update={"time_budget_s": 99.0})
     with pytest.raises(AssertionError, match="rendered again"):
-        render_manual(changed, "shaded", SMALL, cache_dir=tmp_path)
+        render_manual(changed, "shaded", TINY, cache_dir=tmp_path)
     assert not [p for p in tmp_path.rglob(".*") if p.is_dir()], "temporary folders left behind"
 
 
 def test_a_damaged_cache_entry_is_rendered_again(tmp_path: Path) -> None:
-    task = crafted_task()
-    pages = render_manual(task, "shaded", SMALL, cache_dir=tmp_path)
+    task = one_step_task()
+    pages = render_manual(task, "shaded", TINY, cache_dir=tmp_path)
     pages[0].unlink()
-    again = render_manual(task, "shaded", SMALL, cache_dir=tmp_path)
+    again = render_manual(task, "shaded", TINY, cache_dir=tmp_path)
     assert all(p.is_file() for p in again)
 
 
