@@ -64,3 +64,16 @@ def test_regeneration_is_byte_identical(tmp_path: Path) -> None:
     for name in ("jarvis-v1", "jarvis-mini"):
         out = write_suite(name, tmp_path / f"{name}.jsonl")
         assert out.read_bytes() == suite_path(name).read_bytes()
+
+
+def test_cli_show_and_unknown_suite() -> None:
+    from typer.testing import CliRunner
+
+    from agent.cli.main import app
+
+    runner = CliRunner()
+    tid = suite_task_ids("jarvis-mini")[0]
+    r = runner.invoke(app, ["tasks", "show", tid])
+    assert r.exit_code == 0 and f'"id": "{tid}"' in r.output
+    r = runner.invoke(app, ["tasks", "suite", "nope", "--out", "/tmp/x.jsonl"])
+    assert r.exit_code == 2 and "unknown LEGO suite" in r.output
