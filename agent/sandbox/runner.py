@@ -141,6 +141,8 @@ class Sandbox:
     def run(self, code: str, methods: Mapping[str, Callable[..., Any]] | SkillServer) -> SandboxResult:
         """Run one program to its end and say how it ended; the host is never disturbed by it."""
         started = time.perf_counter()
+        if self.support.subreaper:
+            reap_orphans()  # bwrap's namespace init of the previous run may have become a zombie since
         server = methods if isinstance(methods, SkillServer) else SkillServer(
             methods, max_calls=self.limits.max_calls, max_message_bytes=self.limits.max_message_bytes
         )

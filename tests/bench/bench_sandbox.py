@@ -8,6 +8,7 @@ includes the child's encode/decode, both pipe hops and argument validation in th
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
 from typing import Any
@@ -21,13 +22,22 @@ CALLS = 2000
 OBSERVATION = {f"brick_{i}": {"position": [0.1 * i, 0.2, 0.0096], "held": False} for i in range(20)}
 
 
+def marks_appender(marks: list[float]) -> Any:
+    """A skill that records when it was called."""
+
+    def mark() -> None:
+        marks.append(time.perf_counter())
+
+    return mark
+
+
 def _first_statement_ms(sandbox: Sandbox, settle_s: float) -> list[float]:
     samples: list[float] = []
     for _ in range(STARTS):
         time.sleep(settle_s)  # lets a pre-started child finish starting, as between agent rounds
         marks: list[float] = []
         started = time.perf_counter()
-        result = sandbox.run("mark()\n", {"mark": lambda: marks.append(time.perf_counter())})
+        result = sandbox.run("mark()\n", {"mark": marks_appender(marks)})
         if result.outcome != "ok" or not marks:
             raise RuntimeError(f"bench program failed: {result}")
         samples.append((marks[0] - started) * 1000.0)
@@ -44,7 +54,7 @@ def _round_trip_us(sandbox: Sandbox, method: Any, program: str) -> list[float]:
     result = sandbox.run(program, {"skill": timed})
     if result.outcome != "ok":
         raise RuntimeError(f"bench program failed: {result}")
-    return [(b - a) * 1e6 for a, b in zip(stamps, stamps[1:], strict=False)]
+    return [(b - a) * 1e6 for a, b in itertools.pairwise(stamps)]
 
 
 def main() -> None:

@@ -1,0 +1,73 @@
+"""The AST allow-list: what robot programs may write, and what they may not (checked in-process)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.sandbox.builtins_table import FormatFieldError, format_call, make_builtins
+from agent.sandbox.policy import PolicyViolation, check_program
+
+ALLOWED = [
+    "x = [i * 2 for i in range(3) if i]\ny = {k: v for k, v in zip('ab', x)}",
+    "def f(a, b=2, *rest, c=3, **kw):\n    return a + b\nprint(f(1))",
+    "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print(e.args)\nfinally:\n    pass",
+    "s = f'{3.14159:.2f} {\"x\"!r}'",
+    "s = '{} and {name}'.format(1, name='b')",
+    "s = '{0[1]}'.format([1, 2])",
+    "n = (lambda v: v + 1)(2)\nassert n == 3",
+    "while (n := 3) > 4:\n    break",
+    "r.type, r.format_version",  # skill results may have fields named like builtins
+]
+
+
+@pytest.mark.parametrize("code", ALLOWED)
+def test_normal_robot_code_is_allowed(code: str) -> None:
+    check_program(code)
+
+
+REJECTED = {
+    "import math": "import",
+    "from os import path": "import",
+    "class A: pass": "class definition",
+    "x.__class__": "'_' are reserved",
+    "x._private": "'_' are reserved",
+    "_hidden = 1": "'_' are reserved",
+    "def f(_x): pass": "'_' are reserved",
+    "f(_k=1)": "'_' are reserved",
+    "eval('1')": "'eval' is not allowed",
+    "getattr(x, 'y')": "'getattr' is not allowed",
+    "g.gi_frame": "'gi_frame' is not allowed",
+    "e.tb_frame": "'tb_frame' is not allowed",
+    "f = s.format": "may only be called directly",
+    "def g():\n    yield 1": "'yield'",
+    "async def g(): pass": "async function",
+    "def g():\n    global x": "'global'",
+    "with a as b: pass": "'with'",
+    "match x:\n    case _: pass": "'match'",
+    "@d\ndef g(): pass": "decorators",
+    "ｅｖａｌ('1')": "'eval' is not allowed",
+}
+
+
+@pytest.mark.parametrize("code", sorted(REJECTED))
+def test_forbidden_constructs_are_rejected_with_a_line(code: str) -> None:
+    with pytest.raises(PolicyViolation) as info:
+        check_program("pass\n" + code)
+    assert REJECTED[code] in info.value.message
+    assert info.value.line >= 2
+
+
+def test_format_calls_are_rewritten_and_checked() -> None:
+    assert format_call("{0.real}", "format", 3) == "3"
+    assert format_call("{a}", "format_map", {"a": 1}) == "1"
+    with pytest.raises(FormatFieldError):
+        format_call("{0.__class__}", "format", 1)
+    with pytest.raises(FormatFieldError):
+        format_call("{0.＿＿class＿＿}", "format", 1)
+
+
+def test_restricted_builtins_lack_the_dangerous_names() -> None:
+    table = make_builtins(print, {})
+    for name in ("open", "eval", "exec", "__import__", "getattr", "type", "object", "compile", "vars", "globals"):
+        assert name not in table
+    assert table["math"].sqrt(4.0) == 2.0
