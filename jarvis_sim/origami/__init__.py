@@ -1,0 +1,1 @@
+"""Origami crease patterns (FOLD), foldability, fold simulation, renders and the GamiBench questions."""

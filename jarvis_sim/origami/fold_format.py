@@ -1,0 +1,286 @@
+"""FOLD v1.2 crease patterns: the in-memory model, validation that names the bad field and index, I/O.
+
+The files written here carry the fields Origami Simulator and Flat-Folder read (vertices_coords,
+edges_vertices, edges_assignment, edges_foldAngle in degrees with valley positive, faces_vertices
+counter-clockwise) plus file_* and frame_* metadata; faceOrders is written when a layer order is known.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from jarvis_sim.origami.planar import faces_ccw, polygon_area
+
+FOLD_SPEC = 1.2
+ASSIGNMENTS = ("B", "M", "V", "F", "U", "C", "J")
+CREASES = ("M", "V", "U")
+DEFAULT_ANGLE = {"B": 0.0, "M": -180.0, "V": 180.0, "F": 0.0, "U": 0.0, "C": 0.0, "J": 0.0}
+GEOM_TOL = 1e-7
+
+
+class FoldFormatError(ValueError):
+    """A malformed FOLD file; the message names the field and the index."""
+
+    def __init__(self, field_name: str, index: int | None, message: str):
+        where = field_name if index is None else f"{field_name}[{index}]"
+        super().__init__(f"{where}: {message}")
+        self.field, self.index = field_name, index
+
+
+@dataclass(frozen=True)
+class CreasePattern:
+    """A crease pattern on a sheet: vertices, edges with M/V/B/F/U/C/J assignments, faces, metadata."""
+
+    vertices: NDArray[np.float64]
+    edges: tuple[tuple[int, int], ...]
+    assignments: tuple[str, ...]
+    fold_angles: tuple[float, ...]
+    faces: tuple[tuple[int, ...], ...]
+    name: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+    face_orders: tuple[tuple[int, int, int], ...] = ()
+
+    @property
+    def crease_count(self) -> int:
+        """Number of folded (M, V or U) edges."""
+        return sum(a in CREASES for a in self.assignments)
+
+    def with_assignments(self, assignments: list[str], name: str | None = None) -> CreasePattern:
+        """A copy with new edge assignments and matching default fold angles."""
+        angles = tuple(DEFAULT_ANGLE[a] for a in assignments)
+        return replace(self, assignments=tuple(assignments), fold_angles=angles, name=name or self.name,
+                       face_orders=())
+
+    def to_fold(self) -> dict[str, Any]:
+        """The FOLD v1.2 dictionary."""
+        out: dict[str, Any] = {
+            "file_spec": FOLD_SPEC,
+            "file_creator": "jarvis_sim.origami",
+            "file_author": "JARVIS GamiBench generator",
+            "file_title": self.name,
+            "file_classes": ["singleModel"],
+            "frame_title": self.name,
+            "frame_classes": ["creasePattern"],
+            "frame_attributes": ["2D"],
+            "frame_unit": "unit",
+            "vertices_coords": [[_num(x), _num(y)] for x, y in self.vertices],
+            "edges_vertices": [list(e) for e in self.edges],
+            "edges_assignment": list(self.assignments),
+            "edges_foldAngle": [_num(a) for a in self.fold_angles],
+            "faces_vertices": [list(f) for f in self.faces],
+        }
+        if self.face_orders:
+            out["faceOrders"] = [list(o) for o in self.face_orders]
+        if self.meta:
+            out["jarvis:meta"] = self.meta
+        return out
+
+
+def _num(x: float) -> float:
+    # 12 significant digits keep files small and byte-identical across runs and platforms.
+    v = float(f"{float(x):.12g}")
+    return 0.0 if v == 0 else v
+
+
+def dumps(cp: CreasePattern) -> str:
+    """FOLD JSON text, deterministic (sorted keys are not used: FOLD readers expect file_* first)."""
+    return json.dumps(cp.to_fold(), separators=(",", ":")) + "\n"
+
+
+def write_fold(cp: CreasePattern, path: Path) -> None:
+    """Write a crease pattern as a .fold file."""
+    path.write_text(dumps(cp), encoding="utf-8")
+
+
+def read_fold(path: Path) -> CreasePattern:
+    """Read and validate a .fold file."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise FoldFormatError("file", None, f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    return from_fold(data)
+
+
+def from_fold(data: Any) -> CreasePattern:
+    """Validate a FOLD dictionary and build the crease pattern; faces are computed when absent."""
+    if not isinstance(data, dict):
+        raise FoldFormatError("file", None, "top level must be a JSON object")
+    frames = data.get("file_frames")
+    if "vertices_coords" not in data and isinstance(frames, list) and frames:
+        data = {**frames[0], **{k: v for k, v in data.items() if k.startswith("file_")}}
+    coords = _list_field(data, "vertices_coords")
+    verts = np.zeros((len(coords), 2))
+    for i, c in enumerate(coords):
+        if not isinstance(c, list) or len(c) not in (2, 3) or not all(_is_number(x) for x in c):
+            raise FoldFormatError("vertices_coords", i, f"expected [x, y] numbers, got {c!r}")
+        if len(c) == 3 and abs(float(c[2])) > GEOM_TOL:
+            raise FoldFormatError("vertices_coords", i, "crease patterns must be flat (z = 0)")
+        verts[i] = [float(c[0]), float(c[1])]
+    nv = len(verts)
+    raw_edges = _list_field(data, "edges_vertices")
+    edges: list[tuple[int, int]] = []
+    for i, e in enumerate(raw_edges):
+        if not (isinstance(e, list) and len(e) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in e)):
+            raise FoldFormatError("edges_vertices", i, f"expected two vertex indices, got {e!r}")
+        for x in e:
+            if not 0 <= x < nv:
+                raise FoldFormatError("edges_vertices", i, f"vertex index {x} out of range 0..{nv - 1}")
+        if e[0] == e[1]:
+            raise FoldFormatError("edges_vertices", i, "edge joins a vertex to itself")
+        edges.append((e[0], e[1]))
+    assign_raw = data.get("edges_assignment", ["U"] * len(edges))
+    if not isinstance(assign_raw, list) or len(assign_raw) != len(edges):
+        raise FoldFormatError("edges_assignment", None, f"expected a list of {len(edges)} assignments")
+    assignments: list[str] = []
+    for i, a in enumerate(assign_raw):
+        if not isinstance(a, str) or a.upper() not in ASSIGNMENTS:
+            raise FoldFormatError("edges_assignment", i, f"unknown assignment {a!r}; expected one of {ASSIGNMENTS}")
+        assignments.append(a.upper())
+    angle_raw = data.get("edges_foldAngle")
+    if angle_raw is None:
+        angles = [DEFAULT_ANGLE[a] for a in assignments]
+    else:
+        if not isinstance(angle_raw, list) or len(angle_raw) != len(edges):
+            raise FoldFormatError("edges_foldAngle", None, f"expected a list of {len(edges)} angles")
+        angles = []
+        for i, (x, a) in enumerate(zip(angle_raw, assignments, strict=True)):
+            if x is None:
+                x = DEFAULT_ANGLE[a]
+            if not _is_number(x) or not -180.0 - 1e-9 <= float(x) <= 180.0 + 1e-9:
+                raise FoldFormatError("edges_foldAngle", i, f"expected degrees in [-180, 180], got {x!r}")
+            if (a == "M" and float(x) > 0) or (a == "V" and float(x) < 0):
+                raise FoldFormatError("edges_foldAngle", i, f"sign of {x} contradicts assignment {a} (valley positive)")
+            angles.append(float(x))
+    _check_planar(verts, edges)
+    faces_raw = data.get("faces_vertices")
+    if faces_raw is None:
+        faces = [tuple(f) for f in faces_ccw(verts, edges)]
+    else:
+        faces = _check_faces(faces_raw, verts, edges)
+    orders: list[tuple[int, int, int]] = []
+    for i, o in enumerate(data.get("faceOrders", []) or []):
+        if not (isinstance(o, list) and len(o) == 3 and all(isinstance(x, int) for x in o)):
+            raise FoldFormatError("faceOrders", i, f"expected [f, g, order], got {o!r}")
+        if not (0 <= o[0] < len(faces) and 0 <= o[1] < len(faces)) or o[2] not in (-1, 0, 1):
+            raise FoldFormatError("faceOrders", i, f"face index out of range or order not -1/0/1: {o!r}")
+        orders.append((o[0], o[1], o[2]))
+    meta = data.get("jarvis:meta", {})
+    name = str(data.get("file_title") or data.get("frame_title") or "")
+    return CreasePattern(verts, tuple(edges), tuple(assignments), tuple(angles), tuple(faces), name,
+                         meta if isinstance(meta, dict) else {}, tuple(orders))
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(float(x))
+
+
+def _list_field(data: dict[str, Any], key: str) -> list[Any]:
+    value = data.get(key)
+    if not isinstance(value, list):
+        raise FoldFormatError(key, None, "missing or not a list")
+    return value
+
+
+def _check_planar(verts: NDArray[np.float64], edges: list[tuple[int, int]]) -> None:
+    """Edges may meet only at shared endpoints: no crossings, no vertex lying inside another edge."""
+    seen: dict[tuple[int, int], int] = {}
+    for i, (a, b) in enumerate(edges):
+        key = (min(a, b), max(a, b))
+        if key in seen:
+            raise FoldFormatError("edges_vertices", i, f"duplicates edge {seen[key]}")
+        seen[key] = i
+    if not edges:
+        return
+    e = np.array(edges)
+    p0, p1 = verts[e[:, 0]], verts[e[:, 1]]
+    d = p1 - p0
+    lens = np.linalg.norm(d, axis=1)
+    for i, ln in enumerate(lens):
+        if ln <= GEOM_TOL:
+            raise FoldFormatError("edges_vertices", i, "edge has zero length")
+    # A vertex strictly inside an edge makes the graph non-planar as stored (the edge should be split).
+    for i in range(len(edges)):
+        rel = verts - p0[i]
+        t = rel @ d[i] / (lens[i] ** 2)
+        dist = np.abs(rel[:, 0] * d[i, 1] - rel[:, 1] * d[i, 0]) / lens[i]
+        inside = (t > GEOM_TOL) & (t < 1 - GEOM_TOL) & (dist < GEOM_TOL * 10)
+        inside[list(edges[i])] = False
+        hits = np.nonzero(inside)[0]
+        if len(hits):
+            raise FoldFormatError("edges_vertices", i, f"vertex {int(hits[0])} lies inside the edge (graph not planar)")
+        q, s = p0, d
+        rxs = d[i, 0] * s[:, 1] - d[i, 1] * s[:, 0]
+        qp = q - p0[i]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1 = (qp[:, 0] * s[:, 1] - qp[:, 1] * s[:, 0]) / rxs
+            t2 = (qp[:, 0] * d[i, 1] - qp[:, 1] * d[i, 0]) / rxs
+        eps = 1e-9
+        cross = (np.abs(rxs) > 1e-12) & (t1 > eps) & (t1 < 1 - eps) & (t2 > eps) & (t2 < 1 - eps)
+        cross[i] = False
+        # Edges sharing an endpoint meet there by design (nearly collinear ones would read as crossing).
+        cross &= ~np.isin(e[:, 0], edges[i]) & ~np.isin(e[:, 1], edges[i])
+        hits = np.nonzero(cross)[0]
+        if len(hits):
+            raise FoldFormatError("edges_vertices", i, f"crosses edge {int(hits[0])} (graph not planar)")
+
+
+def _check_faces(faces_raw: Any, verts: NDArray[np.float64], edges: list[tuple[int, int]]) -> list[tuple[int, ...]]:
+    if not isinstance(faces_raw, list):
+        raise FoldFormatError("faces_vertices", None, "not a list")
+    edge_set = {(min(a, b), max(a, b)) for a, b in edges}
+    out: list[tuple[int, ...]] = []
+    for i, f in enumerate(faces_raw):
+        if not (isinstance(f, list) and len(f) >= 3 and all(isinstance(x, int) for x in f)):
+            raise FoldFormatError("faces_vertices", i, f"expected at least three vertex indices, got {f!r}")
+        for x in f:
+            if not 0 <= x < len(verts):
+                raise FoldFormatError("faces_vertices", i, f"vertex index {x} out of range 0..{len(verts) - 1}")
+        for a, b in zip(f, f[1:] + f[:1], strict=True):
+            if (min(a, b), max(a, b)) not in edge_set:
+                raise FoldFormatError("faces_vertices", i, f"side {a}-{b} is not an edge")
+        if polygon_area(verts[f]) <= 0:
+            raise FoldFormatError("faces_vertices", i, "face is not counter-clockwise")
+        out.append(tuple(f))
+    return out
+
+
+def pattern_from_segments(
+    creases: list[tuple[tuple[float, float], tuple[float, float], str]],
+    name: str,
+    size: float = 1.0,
+    meta: dict[str, Any] | None = None,
+) -> CreasePattern:
+    """A crease pattern on the square [0, size]^2 from crease segments (p, q, assignment).
+
+    Crossing creases are split, the boundary is added as B edges. Two creases covering the same piece
+    with different assignments are an error naming both.
+    """
+    from jarvis_sim.origami.planar import arrange
+
+    border = [((0.0, 0.0), (size, 0.0)), ((size, 0.0), (size, size)), ((size, size), (0.0, size)), ((0.0, size), (0.0, 0.0))]
+    segs = [(p, q) for p, q, _ in creases] + border
+    labels = [a for _, _, a in creases] + ["B"] * 4
+    for i, (_, _, a) in enumerate(creases):
+        if a not in ASSIGNMENTS or a == "B":
+            raise FoldFormatError("creases", i, f"unknown crease assignment {a!r}")
+    arr = arrange(np.array(segs, dtype=float), tol=1e-9 * max(size, 1.0) * 100)
+    verts = np.where(np.abs(arr.vertices) < 1e-12, 0.0, arr.vertices)
+    assignments: list[str] = []
+    for k, labs in enumerate(arr.edge_labels):
+        kinds = {labels[i] for i in labs}
+        if "B" in kinds:
+            kinds = {"B"}
+        if len(kinds) > 1:
+            raise FoldFormatError("creases", labs[0], f"overlaps crease {labs[1]} with a different assignment (edge {k})")
+        assignments.append(kinds.pop())
+    faces = faces_ccw(verts, arr.edges)
+    angles = tuple(DEFAULT_ANGLE[a] for a in assignments)
+    return CreasePattern(verts, tuple(arr.edges), tuple(assignments), angles, tuple(tuple(f) for f in faces),
+                         name, dict(meta or {}))

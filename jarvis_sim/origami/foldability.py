@@ -1,0 +1,490 @@
+"""Flat-foldability: local vertex rules (Maekawa, Kawasaki, big-little-big) and the global layer order.
+
+The global check follows the approach of Jason Ku's thesis and Flat-Folder: place every face in the
+flat-folded state by reflection across creases, overlay the folded faces, and ask a SAT solver for an
+above/below relation on overlapping face pairs that obeys the crease assignments, taco-taco,
+taco-tortilla and transitivity constraints. UNSAT means no layer order exists; the unsatisfiable core
+names the creases involved.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from pysat.card import CardEnc, EncType
+from pysat.solvers import Solver
+
+from jarvis_sim.origami.fold_format import CREASES, CreasePattern
+from jarvis_sim.origami.planar import arrange, faces_ccw, polygon_area
+
+ANGLE_TOL = 1e-6  # radians
+FOLDED_TOL = 1e-7
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule and where: a vertex, a crease (edge index) or a set of creases."""
+
+    rule: str
+    message: str
+    vertices: tuple[int, ...] = ()
+    edges: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form for reports."""
+        return {"rule": self.rule, "message": self.message, "vertices": list(self.vertices), "edges": list(self.edges)}
+
+
+@dataclass
+class FoldedState:
+    """Faces of the flat-folded state: affine maps from the sheet and the solver's layer relation."""
+
+    faces: list[tuple[int, ...]]
+    face_edges: list[tuple[int, ...]]
+    transforms: list[NDArray[np.float64]]  # 2x3 [A | t]
+    flipped: list[bool]
+    above: dict[tuple[int, int], bool] = field(default_factory=dict)  # (f, g), f < g: True when f is above g
+    crease_faces: dict[int, tuple[int, int]] = field(default_factory=dict)  # crease edge -> its two faces
+
+    def is_above(self, f: int, g: int) -> bool | None:
+        """True when face f lies above face g in the folded state; None when they do not overlap."""
+        if f < g:
+            return self.above.get((f, g))
+        v = self.above.get((g, f))
+        return None if v is None else not v
+
+    def crease_assignment(self, e: int) -> str:
+        """The M/V assignment of crease e implied by the solved layer order."""
+        f, g = self.crease_faces[e]
+        return "V" if bool(self.is_above(g, f)) != self.flipped[f] else "M"
+
+    def folded_polygon(self, cp: CreasePattern, f: int) -> NDArray[np.float64]:
+        """Face f's polygon in the folded plane."""
+        m = self.transforms[f]
+        return np.asarray(cp.vertices[list(self.faces[f])] @ m[:, :2].T + m[:, 2])
+
+    def layer_rank(self) -> list[int]:
+        """A global stacking rank per face (0 = bottom) consistent with the solved relation where acyclic."""
+        n = len(self.faces)
+        succ: dict[int, list[int]] = {i: [] for i in range(n)}
+        indeg = [0] * n
+        for (f, g), f_above in sorted(self.above.items()):
+            lo, hi = (g, f) if f_above else (f, g)
+            succ[lo].append(hi)
+            indeg[hi] += 1
+        rank = [0] * n
+        ready = deque(sorted(i for i in range(n) if indeg[i] == 0))
+        done = 0
+        while done < n:
+            if not ready:  # a cycle across separate overlap regions: break it at the lowest index
+                ready.append(min(i for i in range(n) if indeg[i] > 0))
+                indeg[ready[0]] = 0
+            v = ready.popleft()
+            if indeg[v] < 0:
+                continue
+            indeg[v] = -1
+            done += 1
+            for w in succ[v]:
+                rank[w] = max(rank[w], rank[v] + 1)
+                if indeg[w] > 0:
+                    indeg[w] -= 1
+                    if indeg[w] == 0:
+                        ready.append(w)
+        return rank
+
+
+@dataclass
+class Verdict:
+    """The verifier's answer: foldable or not, every violation found, and the folded state when solved."""
+
+    foldable: bool
+    violations: list[Violation]
+    local_ok: bool
+    global_checked: bool
+    state: FoldedState | None = None
+    stats: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def rules(self) -> list[str]:
+        """Names of the violated rules, sorted and unique."""
+        return sorted({v.rule for v in self.violations})
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form printed by `jarvis origami check`."""
+        return {
+            "foldable": self.foldable,
+            "local_ok": self.local_ok,
+            "global_checked": self.global_checked,
+            "violated_rules": self.rules,
+            "violations": [v.to_json() for v in self.violations],
+            "stats": self.stats,
+        }
+
+
+def _boundary_vertices(cp: CreasePattern) -> set[int]:
+    return {v for e, a in zip(cp.edges, cp.assignments, strict=True) if a in ("B", "C") for v in e}
+
+
+def local_violations(cp: CreasePattern) -> list[Violation]:
+    """Maekawa, Kawasaki and big-little-big at every interior vertex."""
+    out: list[Violation] = []
+    boundary = _boundary_vertices(cp)
+    incident: dict[int, list[int]] = {}
+    for i, ((a, b), asg) in enumerate(zip(cp.edges, cp.assignments, strict=True)):
+        if asg in CREASES:
+            incident.setdefault(a, []).append(i)
+            incident.setdefault(b, []).append(i)
+    for v in sorted(incident):
+        if v in boundary:
+            continue
+        es = incident[v]
+        dirs = np.array([cp.vertices[cp.edges[e][1] if cp.edges[e][0] == v else cp.edges[e][0]] - cp.vertices[v] for e in es])
+        ang = np.arctan2(dirs[:, 1], dirs[:, 0])
+        order = np.argsort(ang)
+        es = [es[k] for k in order]
+        ang = ang[order]
+        sectors = np.diff(np.concatenate([ang, [ang[0] + 2 * math.pi]]))
+        kinds = [cp.assignments[e] for e in es]
+        n_m, n_v = kinds.count("M"), kinds.count("V")
+        if "U" not in kinds and abs(n_m - n_v) != 2:
+            out.append(Violation("maekawa", f"vertex {v}: {n_m} mountain and {n_v} valley creases (|M-V| must be 2)",
+                                 (v,), tuple(es)))
+        if len(es) % 2:
+            out.append(Violation("kawasaki", f"vertex {v}: odd number of creases ({len(es)})", (v,), tuple(es)))
+        else:
+            alt = float(np.sum(sectors[0::2]) - np.sum(sectors[1::2]))
+            if abs(alt) > ANGLE_TOL * len(es):
+                out.append(Violation("kawasaki", f"vertex {v}: alternating angle sums differ by {math.degrees(alt):.4f} deg",
+                                     (v,), tuple(es)))
+        k = len(es)
+        if k >= 4 and "U" not in kinds:
+            for i in range(k):
+                prev, cur, nxt = sectors[i - 1], sectors[i], sectors[(i + 1) % k]
+                # A sector strictly smaller than both neighbours must be bounded by one M and one V crease.
+                if cur < prev - ANGLE_TOL and cur < nxt - ANGLE_TOL and kinds[i] == kinds[(i + 1) % k]:
+                    out.append(Violation(
+                        "big-little-big",
+                        f"vertex {v}: smallest local sector {math.degrees(cur):.2f} deg bounded by two {kinds[i]} creases",
+                        (v,), (es[i], es[(i + 1) % k])))
+    return out
+
+
+def check(cp: CreasePattern, global_check: bool = True) -> Verdict:
+    """Verify a crease pattern; the global layer-order check runs only when the local rules hold."""
+    if any(a in ("C", "J") for a in cp.assignments):
+        v = Violation("unsupported", "cut (C) and join (J) edges are not supported by the layer solver")
+        return Verdict(False, [v], False, False)
+    local = local_violations(cp)
+    if local or not global_check:
+        return Verdict(not local, local, not local, False)
+    return solve_layers(cp)
+
+
+def _fold_faces(cp: CreasePattern) -> tuple[list[tuple[int, ...]], dict[tuple[int, int], int]]:
+    """Faces bounded by B and crease edges (flat F edges dissolved), and the edge index of each side."""
+    keep = [i for i, a in enumerate(cp.assignments) if a != "F"]
+    edge_id = {(min(a, b), max(a, b)): i for i, (a, b) in enumerate(cp.edges)}
+    if len(keep) == len(cp.edges) and cp.faces:
+        faces = [tuple(f) for f in cp.faces]
+    else:
+        faces = [tuple(f) for f in faces_ccw(cp.vertices, [cp.edges[i] for i in keep])]
+    return faces, edge_id
+
+
+def _reflection(p: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np.float64]:
+    """2x3 affine reflection across the line through p and q."""
+    d = (q - p) / np.linalg.norm(q - p)
+    r = 2 * np.outer(d, d) - np.eye(2)
+    return np.hstack([r, (p - r @ p)[:, None]])
+
+
+def _compose(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """a after b, for 2x3 affine maps."""
+    return np.hstack([a[:, :2] @ b[:, :2], (a[:, :2] @ b[:, 2] + a[:, 2])[:, None]])
+
+
+def folded_state(cp: CreasePattern) -> tuple[FoldedState, list[Violation], dict[int, tuple[int, int]]]:
+    """Place faces by reflecting across creases from face 0; inconsistent cycles are violations."""
+    faces, edge_id = _fold_faces(cp)
+    face_edges: list[tuple[int, ...]] = []
+    sides: dict[int, list[int]] = {}
+    for f, cyc in enumerate(faces):
+        es = []
+        for a, b in zip(cyc, cyc[1:] + cyc[:1], strict=True):
+            e = edge_id[(min(a, b), max(a, b))]
+            es.append(e)
+            sides.setdefault(e, []).append(f)
+        face_edges.append(tuple(es))
+    crease_faces = {e: (fs[0], fs[1]) for e, fs in sides.items() if len(fs) == 2 and cp.assignments[e] in CREASES}
+    transforms: list[NDArray[np.float64] | None] = [None] * len(faces)
+    if not faces:
+        return FoldedState([], [], [], []), [], {}
+    transforms[0] = np.hstack([np.eye(2), np.zeros((2, 1))])
+    queue = deque([0])
+    adj: dict[int, list[tuple[int, int]]] = {}
+    for e, (f, g) in crease_faces.items():
+        adj.setdefault(f, []).append((e, g))
+        adj.setdefault(g, []).append((e, f))
+    while queue:
+        f = queue.popleft()
+        tf = transforms[f]
+        assert tf is not None
+        for e, g in adj.get(f, []):
+            if transforms[g] is None:
+                a, b = cp.edges[e]
+                pa = tf[:, :2] @ cp.vertices[a] + tf[:, 2]
+                pb = tf[:, :2] @ cp.vertices[b] + tf[:, 2]
+                transforms[g] = _compose(_reflection(pa, pb), tf)
+                queue.append(g)
+    problems: list[Violation] = []
+    done = [t if t is not None else np.full((2, 3), np.nan) for t in transforms]
+    for e, (f, g) in sorted(crease_faces.items()):
+        a, b = cp.edges[e]
+        pa = done[f][:, :2] @ cp.vertices[a] + done[f][:, 2]
+        pb = done[f][:, :2] @ cp.vertices[b] + done[f][:, 2]
+        expect = _compose(_reflection(pa, pb), done[f])
+        if not np.allclose(expect, done[g], atol=1e-6):
+            problems.append(Violation("kawasaki-global", f"crease {e}: faces {f} and {g} do not meet after folding",
+                                      tuple(cp.edges[e]), (e,)))
+    flipped = [bool(np.linalg.det(t[:, :2]) < 0) for t in done]
+    return FoldedState(faces, face_edges, done, flipped, {}, crease_faces), problems, crease_faces
+
+
+class _Clauses:
+    """CNF over 'face f above face g' variables, with selector literals for unsat cores."""
+
+    def __init__(self) -> None:
+        self.var: dict[tuple[int, int], int] = {}
+        self.clauses: list[list[int]] = []
+        self.groups: dict[int, tuple[str, tuple[int, ...]]] = {}
+
+    def pair(self, f: int, g: int) -> int:
+        """Literal for 'f above g'."""
+        if f < g:
+            key = (f, g)
+            sign = 1
+        else:
+            key = (g, f)
+            sign = -1
+        if key not in self.var:
+            self.var[key] = len(self.var) + 1
+        return sign * self.var[key]
+
+    def group(self, rule: str, edges: tuple[int, ...]) -> int:
+        """A selector literal for a named constraint group (assumed true when solving)."""
+        sel = _SELECTOR_BASE + len(self.groups) + 1
+        self.groups[sel] = (rule, edges)
+        return sel
+
+    def finish(self, top: int) -> tuple[list[list[int]], dict[int, tuple[str, tuple[int, ...]]]]:
+        """Clauses and groups with selectors renumbered right after variable `top` (SAT solvers size
+        their arrays by the largest variable, so sparse numbering costs memory and time)."""
+
+        def ren(lit: int) -> int:
+            a = abs(lit)
+            return lit if a <= _SELECTOR_BASE else (1 if lit > 0 else -1) * (a - _SELECTOR_BASE + top)
+
+        clauses = [[ren(x) for x in c] for c in self.clauses]
+        return clauses, {sel - _SELECTOR_BASE + top: g for sel, g in self.groups.items()}
+
+
+_SELECTOR_BASE = 1 << 40
+
+
+def solve_layers(cp: CreasePattern) -> Verdict:
+    """Global flat-foldability: find a layer order or report the creases whose constraints conflict."""
+    state, problems, crease_faces = folded_state(cp)
+    if problems:
+        return Verdict(False, problems, True, True, None)
+    n_faces = len(state.faces)
+    polys = [state.folded_polygon(cp, f) for f in range(n_faces)]
+    for p in polys:
+        if polygon_area(p) < 0:
+            p[:] = p[::-1]
+    # Overlay: every sheet edge placed in the folded plane; merge coincident images before splitting.
+    seg_of: dict[tuple[float, ...], list[int]] = {}
+    for f in range(n_faces):
+        m = state.transforms[f]
+        for e in state.face_edges[f]:
+            a, b = cp.edges[e]
+            pa = m[:, :2] @ cp.vertices[a] + m[:, 2]
+            pb = m[:, :2] @ cp.vertices[b] + m[:, 2]
+            key = tuple(np.round(np.concatenate([pa, pb]) if tuple(pa) <= tuple(pb) else np.concatenate([pb, pa]), 9))
+            lst = seg_of.setdefault(key, [])
+            if e not in lst:
+                lst.append(e)
+    keys = list(seg_of)
+    arr = arrange(np.array(keys, dtype=float).reshape(-1, 2, 2), tol=FOLDED_TOL)
+    cells = faces_ccw(arr.vertices, arr.edges)
+    samples = np.array([_interior_point(arr.vertices[c]) for c in cells]).reshape(-1, 2)
+    mids = np.array([(arr.vertices[a] + arr.vertices[b]) / 2 for a, b in arr.edges]).reshape(-1, 2)
+    cell_faces: list[list[int]] = [[] for _ in cells]
+    mid_inside: list[list[int]] = [[] for _ in arr.edges]
+    for f, p in enumerate(polys):
+        for c in np.nonzero(_inside_convex(p, samples, 0.0))[0]:
+            cell_faces[c].append(f)
+        for k in np.nonzero(_inside_convex(p, mids, 1e-6))[0]:
+            mid_inside[k].append(f)
+    cnf = _Clauses()
+    for fs in cell_faces:
+        for f, g in itertools.combinations(fs, 2):
+            cnf.pair(f, g)
+    # Crease constraints: the assignment fixes which of the two faces lies above.
+    for e, (f, g) in sorted(crease_faces.items()):
+        asg = cp.assignments[e]
+        if asg == "U":
+            continue
+        g_above = (asg == "V") != state.flipped[f]
+        sel = cnf.group("crease-assignment", (e,))
+        cnf.clauses.append([-sel, cnf.pair(g, f) if g_above else cnf.pair(f, g)])
+    # Transitivity among faces sharing a cell.
+    seen_sets: set[tuple[int, ...]] = set()
+    triples: set[tuple[int, int, int]] = set()
+    for fs in cell_faces:
+        key = tuple(sorted(fs))
+        if len(key) < 3 or key in seen_sets:
+            continue
+        seen_sets.add(key)
+        triples.update(itertools.combinations(key, 3))
+    for a, b, c in sorted(triples):
+        x_ab, x_bc, x_ca = cnf.pair(a, b), cnf.pair(b, c), cnf.pair(c, a)
+        cnf.clauses.append([-x_ab, -x_bc, -x_ca])
+        cnf.clauses.append([x_ab, x_bc, x_ca])
+    # Tacos: creases whose folded images share a piece of line.
+    side: dict[int, float] = {}
+    taco_taco: set[tuple[int, int]] = set()
+    taco_tortilla: set[tuple[int, int]] = set()
+    for k, labels in enumerate(arr.edge_labels):
+        creases = sorted({e for lab in labels for e in seg_of[keys[lab]] if e in crease_faces})
+        for e in creases:
+            if e not in side:
+                side[e] = _side(cp, state, e, crease_faces[e][0])
+        for e1, e2 in itertools.combinations(creases, 2):
+            if side[e1] == side[e2] and not set(crease_faces[e1]) & set(crease_faces[e2]):
+                taco_taco.add((e1, e2))
+        for e in creases:
+            for c in mid_inside[k]:
+                if c not in crease_faces[e]:
+                    taco_tortilla.add((e, c))
+    for e1, e2 in sorted(taco_taco):
+        (a, b), (c, d) = crease_faces[e1], crease_faces[e2]
+        lits = [cnf.pair(a, c), cnf.pair(b, c), cnf.pair(a, d), cnf.pair(b, d)]
+        sel = cnf.group("taco-taco", (e1, e2))
+        # (a>c xor b>c) == (a>d xor b>d): forbid every odd-parity assignment of the four literals.
+        for signs in itertools.product((1, -1), repeat=4):
+            if signs.count(-1) % 2 == 1:
+                cnf.clauses.append([-sel, *[-s * lit for s, lit in zip(signs, lits, strict=True)]])
+    for e, c in sorted(taco_tortilla):
+        a, b = crease_faces[e]
+        x, y = cnf.pair(a, c), cnf.pair(b, c)
+        sel = cnf.group("taco-tortilla", (e,))
+        cnf.clauses.append([-sel, -x, y])
+        cnf.clauses.append([-sel, x, -y])
+    top = _maekawa_for_unassigned(cp, state, crease_faces, cnf)
+    clauses, groups = cnf.finish(top)
+    stats = {"faces": n_faces, "cells": len(cells), "variables": len(cnf.var), "clauses": len(cnf.clauses),
+             "taco_taco": len(taco_taco), "taco_tortilla": len(taco_tortilla), "transitivity": len(triples)}
+    with Solver(name="cadical153", bootstrap_with=clauses) as solver:
+        assumptions = sorted(groups)
+        if solver.solve(assumptions=assumptions):
+            model = set(x for x in solver.get_model() or [] if x > 0)
+            state.above = {key: v in model for key, v in cnf.var.items()}
+            return Verdict(True, [], True, True, state, stats)
+        core = sorted(solver.get_core() or [])
+    by_rule: dict[str, set[int]] = {}
+    for sel in core:
+        rule, edges = groups[sel]
+        by_rule.setdefault(rule, set()).update(edges)
+    edges_all = sorted({e for es in by_rule.values() for e in es})
+    msg = "no layer order exists; conflicting constraints: " + ", ".join(
+        f"{r} on creases {sorted(es)}" for r, es in sorted(by_rule.items()))
+    verts = tuple(sorted({v for e in edges_all for v in cp.edges[e]}))
+    return Verdict(False, [Violation("layer-order", msg, verts, tuple(edges_all))], True, True, None, stats)
+
+
+def _maekawa_for_unassigned(cp: CreasePattern, state: FoldedState, crease_faces: dict[int, tuple[int, int]],
+                            cnf: _Clauses) -> int:
+    """Maekawa as cardinality constraints at vertices with unassigned creases; returns the top variable.
+
+    Taco constraints alone do not force a closed winding around a vertex, so an assignment read off
+    the layer order of U creases needs |M - V| = 2 imposed explicitly.
+    """
+    boundary = _boundary_vertices(cp)
+    around: dict[int, list[int]] = {}
+    for e in crease_faces:
+        for v in cp.edges[e]:
+            around.setdefault(v, []).append(e)
+    valley: dict[int, int] = {}
+    for e, (f, g) in crease_faces.items():
+        lit = cnf.pair(g, f)  # g above f
+        valley[e] = -lit if state.flipped[f] else lit
+    top = max(cnf.var.values(), default=0)
+    for v in sorted(around):
+        es = around[v]
+        if v in boundary or not any(cp.assignments[e] == "U" for e in es):
+            continue
+        k = len(es)
+        if k % 2:
+            continue
+        choice = top + 1
+        top += 1
+        for want, guard in ((k // 2 + 1, -choice), (k // 2 - 1, choice)):
+            enc = CardEnc.equals(lits=[valley[e] for e in es], bound=want, top_id=top, encoding=EncType.seqcounter)
+            top = max(top, enc.nv)
+            cnf.clauses.extend([[guard, *c] for c in enc.clauses])
+    return top
+
+
+def _side(cp: CreasePattern, state: FoldedState, e: int, f: int) -> float:
+    """Which side of the folded crease line face f lies on (+1 or -1)."""
+    a, b = cp.edges[e]
+    m = state.transforms[f]
+    pa = m[:, :2] @ cp.vertices[a] + m[:, 2]
+    pb = m[:, :2] @ cp.vertices[b] + m[:, 2]
+    c = state.folded_polygon(cp, f).mean(axis=0)
+    d = pb - pa
+    # Orient the line canonically so the sign does not depend on the edge's stored direction.
+    if d[0] < -1e-9 or (abs(d[0]) <= 1e-9 and d[1] < 0):
+        d = -d
+    return 1.0 if d[0] * (c - pa)[1] - d[1] * (c - pa)[0] > 0 else -1.0
+
+
+def _interior_point(poly: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A point strictly inside a counter-clockwise polygon (convex or not)."""
+    best = None
+    n = len(poly)
+    for i in range(n):
+        p, q = poly[i], poly[(i + 1) % n]
+        d = q - p
+        ln = float(np.hypot(*d))
+        if best is None or ln > best[0]:
+            best = (ln, p, d)
+    assert best is not None
+    ln, p, d = best
+    normal = np.array([-d[1], d[0]]) / ln
+    mid = p + d / 2
+    # Step inward a fraction of the polygon's thickness along the normal.
+    depth = (poly - mid) @ normal
+    step = max(float(depth.max()), 1e-9) * 1e-3
+    return np.asarray(mid + normal * min(step, 1e-5))
+
+
+def _inside_convex(poly: NDArray[np.float64], pts: NDArray[np.float64], margin: float) -> NDArray[np.bool_]:
+    """Which points lie inside a counter-clockwise convex polygon by more than `margin`."""
+    ok = np.ones(len(pts), dtype=bool)
+    n = len(poly)
+    for i in range(n):
+        p, q = poly[i], poly[(i + 1) % n]
+        d = q - p
+        ln = float(np.hypot(*d))
+        if ln < 1e-12:
+            continue
+        cross = (d[0] * (pts[:, 1] - p[1]) - d[1] * (pts[:, 0] - p[0])) / ln
+        ok &= cross > margin
+    return ok
