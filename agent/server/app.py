@@ -88,9 +88,9 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
 
 
 def _sandbox_layers() -> dict[str, Any]:
-    try:
-        from agent.sandbox import active_layers
-    except ImportError:
-        return {}
-    layers: dict[str, Any] = active_layers()
-    return layers
+    """Which isolation layers programs run under on this host (reported by /healthz)."""
+    from agent.sandbox.layers import detect
+    from agent.sandbox.limits import SandboxLayers
+
+    report = detect(SandboxLayers()).report
+    return {"active": report.active_names(), "degraded": report.degraded(), "details": report.details}

@@ -44,7 +44,7 @@ class ServerSettings(BaseModel):
             "workers": os.environ.get("JARVIS_WORKERS"),
             "api_token": os.environ.get("JARVIS_API_TOKEN"),
         }
-        values = {k: v for k, v in env.items() if v is not None}
+        values: dict[str, object] = {k: v for k, v in env.items() if v is not None}
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)
 

@@ -222,4 +222,5 @@ def mesh(number: str) -> trimesh.Trimesh:
             m = trimesh.creation.cylinder(radius=prim.size[0], height=2 * prim.size[1], sections=16)
         m.apply_translation(np.asarray(prim.pos))
         pieces.append(m)
-    return trimesh.util.concatenate(pieces)
+    merged: trimesh.Trimesh = trimesh.util.concatenate(pieces)  # type: ignore[assignment]
+    return merged

@@ -97,7 +97,7 @@ class TaskSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    schema_version: Literal[1] = TASKSPEC_VERSION
+    schema_version: Literal[1] = 1  # TASKSPEC_VERSION; bump both when a field changes meaning
     id: str
     family: Literal["lego"] = "lego"
     difficulty: Difficulty | None = None

@@ -33,7 +33,8 @@ def refresh_perception(ctx: SkillContext) -> list[BrickDescriptor]:
     used: set[str] = set()
     for _, k, pid in sorted(pairs):
         if k not in assigned and pid not in used:
-            assigned[k], _ = pid, used.add(pid)
+            assigned[k] = pid
+            used.add(pid)
     if ctx.held is not None:
         used.add(ctx.held)
     for k, (d, pts) in enumerate(found):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse, PlainTextResponse
@@ -57,7 +57,7 @@ def _run_public(queue: Any, settings: Any, run_id: str) -> RunPublic:
         raise HTTPException(404, f"no run {run_id!r}")
     counts = queue.run_counts(run_id)
     finished = sum(counts.get(s, 0) for s in TERMINAL)
-    status = "done" if finished >= run.total else "running"
+    status: Literal["running", "done"] = "done" if finished >= run.total else "running"
     summary = None
     if status == "done":
         summary = _ensure_report(queue, settings, run)
