@@ -166,3 +166,26 @@ def official_names(root: Path) -> list[str]:
     if not root.is_dir():
         raise FileNotFoundError(f"JARVIS_GAMIBENCH_ROOT {root} is not a folder")
     return sorted(p.name for p in root.iterdir() if (p / f"{p.name}_cp.png").exists())
+
+
+def render_all(assets: Path = ASSETS, cache: Path | None = None) -> dict[str, int]:
+    """Render every crease-pattern image and every view of the library into the cache; returns counts."""
+    source = generated_source(assets)
+    if cache is not None:
+        source = ImageSource(cache, source._render)
+    counts = {"crease_images": 0, "views": 0}
+    from jarvis_sim.origami.library import load_pattern as _load
+
+    for row in read_manifest(assets)["patterns"]:
+        name = row["name"]
+        source.path(name, "cp")
+        source.path(name, "impossible_cp")
+        counts["crease_images"] += 2
+        mesh = fold_3d(_load(name, assets), FOLD_AMOUNT)
+        for view in VIEWS:
+            p = source.root / name / f"{name}_{view}.png"
+            if not p.exists():
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_bytes(png_bytes(render_view(mesh, view)))
+            counts["views"] += 1
+    return counts

@@ -14,12 +14,12 @@ from pathlib import Path
 from jarvis_sim.origami.benchmark import (
     IMPOSSIBLE,
     LETTERS,
+    ImageSource,
     Question,
     build_questions,
     generated_source,
     item_for,
     official_names,
-    ImageSource,
 )
 from jarvis_sim.origami.library import ASSETS, DEFAULT_SEED, read_manifest
 from jarvis_sim.tasks.question import QuestionItem

@@ -327,10 +327,10 @@ def solve_layers(cp: CreasePattern) -> Verdict:
     cell_faces: list[list[int]] = [[] for _ in cells]
     mid_inside: list[list[int]] = [[] for _ in arr.edges]
     for f, p in enumerate(polys):
-        for c in np.nonzero(_inside_convex(p, samples, 0.0))[0]:
-            cell_faces[c].append(f)
-        for k in np.nonzero(_inside_convex(p, mids, 1e-6))[0]:
-            mid_inside[k].append(f)
+        for ci in np.nonzero(_inside_convex(p, samples, 0.0))[0].tolist():
+            cell_faces[ci].append(f)
+        for ki in np.nonzero(_inside_convex(p, mids, 1e-6))[0].tolist():
+            mid_inside[ki].append(f)
     cnf = _Clauses()
     for fs in cell_faces:
         for f, g in itertools.combinations(fs, 2):

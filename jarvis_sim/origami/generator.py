@@ -178,11 +178,11 @@ def axiom_line(
         p1, p2, (lp, ld) = pick_pt(), pick_pt(), pick_line()
         r = float(np.hypot(*(p1 - p2)))
         w = lp - p2
-        b = float(w @ ld)
-        disc = b * b - (float(w @ w) - r * r)
+        half_b = float(w @ ld)
+        disc = half_b * half_b - (float(w @ w) - r * r)
         if r < MIN_FEATURE or disc < 0:
             return None
-        s = -b + math.sqrt(disc) * (1 if rng.random() < 0.5 else -1)
+        s = -half_b + math.sqrt(disc) * (1 if rng.random() < 0.5 else -1)
         return _perp_bisector(p1, lp + s * ld)
     if axiom == 7:  # bring p onto line l1, folding perpendicular to line l2
         p, (lp, ld), (_, d2) = pick_pt(), pick_line(), pick_line()
@@ -246,7 +246,7 @@ def fold_sequence(rng: random.Random, n_folds: int, name: str, allowed: str = "a
 
 
 def _lattice_line(rng: random.Random, allowed: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    n = 8 if allowed == "grid" else 8
+    n = 8  # an 8x8 lattice: the usual box-pleating grid size for small models
     k = rng.randrange(1, n)
     if allowed == "grid" or rng.random() < 0.5:
         p = np.array([k / n, 0.5]) if rng.random() < 0.5 else np.array([0.5, k / n])

@@ -30,7 +30,7 @@ class ImpossibleTwin:
 def _segments(cp: CreasePattern, skip: set[int]) -> list[tuple[tuple[float, float], tuple[float, float], str]]:
     out = []
     for e, ((a, b), kind) in enumerate(zip(cp.edges, cp.assignments, strict=True)):
-        if kind in CREASES + ("F",) and e not in skip:
+        if kind in (*CREASES, "F") and e not in skip:
             p, q = cp.vertices[a], cp.vertices[b]
             out.append(((float(p[0]), float(p[1])), (float(q[0]), float(q[1])), kind))
     return out

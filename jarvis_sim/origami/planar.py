@@ -7,6 +7,7 @@ tolerance, and list the faces counter-clockwise.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -93,7 +94,7 @@ def arrange(segments: NDArray[np.float64], tol: float = TOL) -> Arrangement:
     for i in range(n):
         q, s = seg[i, 0], seg[i, 1] - seg[i, 0]
         ids = [index.add(q + w * s) for w in sorted(set(cuts[i]))]
-        for a, b in zip(ids, ids[1:], strict=False):
+        for a, b in itertools.pairwise(ids):
             if a != b:
                 edge_of.setdefault((min(a, b), max(a, b)), set()).add(i)
     verts = np.array(index.points, dtype=float).reshape(-1, 2)

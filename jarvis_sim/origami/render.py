@@ -117,8 +117,8 @@ def render_view(mesh: FoldedMesh, view: str, size: int = 256, supersample: int =
 def _raster(xs: NDArray[np.float64], ys: NDArray[np.float64], zs: NDArray[np.float64], colour: NDArray[np.float64],
             image: NDArray[np.float64], zbuf: NDArray[np.float64]) -> None:
     h, w = zbuf.shape
-    x0, x1 = max(int(math.floor(xs.min())), 0), min(int(math.ceil(xs.max())), w - 1)
-    y0, y1 = max(int(math.floor(ys.min())), 0), min(int(math.ceil(ys.max())), h - 1)
+    x0, x1 = max(math.floor(xs.min()), 0), min(math.ceil(xs.max()), w - 1)
+    y0, y1 = max(math.floor(ys.min()), 0), min(math.ceil(ys.max()), h - 1)
     if x0 > x1 or y0 > y1:
         return
     area = (xs[1] - xs[0]) * (ys[2] - ys[0]) - (xs[2] - xs[0]) * (ys[1] - ys[0])

@@ -1,0 +1,80 @@
+"""`jarvis origami ...`: check a FOLD file's foldability, (re)build the GamiBench set, score answers."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import typer
+
+from jarvis_sim.origami.fold_format import FoldFormatError, read_fold
+from jarvis_sim.origami.foldability import check
+from jarvis_sim.origami.library import ASSETS, DEFAULT_SEED
+
+
+def check_file(path: Path) -> dict[str, object]:
+    """The verifier's verdict on a .fold file as a JSON-ready dict."""
+    cp = read_fold(path)
+    out: dict[str, object] = {"file": str(path), "creases": cp.crease_count}
+    out.update(check(cp).to_json())
+    return out
+
+
+def generate_set(out: Path, seed: int, render: bool) -> dict[str, object]:
+    """Build the pattern library (FOLD files + manifest) and optionally render every image."""
+    from jarvis_sim.origami.benchmark import render_all
+    from jarvis_sim.origami.library import build_library, write_library
+
+    t0 = time.perf_counter()
+    entries = build_library(seed)
+    write_library(entries, out, seed)
+    result: dict[str, object] = {"out": str(out), "patterns": len(entries), "impossible": len(entries),
+                                 "seconds_patterns": round(time.perf_counter() - t0, 2)}
+    if render:
+        t1 = time.perf_counter()
+        result.update(render_all(out))
+        result["seconds_render"] = round(time.perf_counter() - t1, 2)
+    return result
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `origami` command group."""
+    origami = typer.Typer(help="Origami crease patterns and the GamiBench set.")
+    app.add_typer(origami, name="origami")
+
+    @origami.command("check")
+    def check_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a .fold file")) -> None:
+        """Print the verdict as JSON: foldable, violated rules with vertex and crease indices."""
+        try:
+            verdict = check_file(file)
+        except FoldFormatError as exc:
+            sys.stdout.write(json.dumps({"file": str(file), "foldable": False, "error": str(exc)}) + "\n")
+            raise typer.Exit(2) from None
+        sys.stdout.write(json.dumps(verdict) + "\n")
+
+    @origami.command("generate")
+    def generate_cmd(
+        out: Path = typer.Option(ASSETS, help="where FOLD files and manifest.json go"),
+        seed: int = typer.Option(DEFAULT_SEED, help="generator seed"),
+        render: bool = typer.Option(False, help="also render every image into the cache"),
+    ) -> None:
+        """(Re)build the GamiBench pattern set; byte-identical for the same seed."""
+        sys.stdout.write(json.dumps(generate_set(out, seed, render)) + "\n")
+
+    @origami.command("score")
+    def score_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSONL: {task_id, answer}")) -> None:
+        """GamiBench metrics (normal accuracy, VC, IFSR, impossible accuracy, position bias) for answers."""
+        from agent.cli.answers import read_answers
+        from evaluator.answers import score_answer
+        from evaluator.gamibench import gamibench_metrics
+        from jarvis_sim.tasks.question import QuestionItem
+        from jarvis_sim.tasks.registry import load_task
+
+        rows = []
+        for task_id, answer in read_answers(file):
+            item = load_task(task_id)
+            if isinstance(item, QuestionItem):
+                rows.append((item, score_answer(item, answer)))
+        sys.stdout.write(json.dumps(gamibench_metrics(rows)) + "\n")
