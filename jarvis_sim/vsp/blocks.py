@@ -241,20 +241,41 @@ def run_plan(start: BlocksState, plan: list[Move]) -> tuple[BlocksState, int | N
     return state, None
 
 
-def distances_to(goal: BlocksState, limit: int | None = None) -> dict[frozenset[Stack], int]:
-    """BFS distance to the goal of every configuration of its blocks (moves are reversible)."""
-    dist = {goal.canonical(): 0}
-    queue = deque([goal])
+Canon = tuple[Stack, ...]  # stacks sorted: the order-free identity, cheap to hash and to expand
+
+
+def _canon(stacks: tuple[Stack, ...] | list[Stack]) -> Canon:
+    return tuple(sorted(stacks))
+
+
+def _successors(c: Canon) -> list[tuple[Move, Canon]]:
+    """(move, next configuration) for every move that changes c; plain tuples keep search fast."""
+    out = []
+    for i, s in enumerate(c):
+        top, rest = s[-1], s[:-1]
+        others = c[:i] + c[i + 1 :]
+        base = others + ((rest,) if rest else ())
+        if rest:
+            out.append((Move(top, TABLE), _canon((*base, (top,)))))
+        for j, t in enumerate(others):
+            moved = (*others[:j], (*t, top), *others[j + 1 :]) + ((rest,) if rest else ())
+            out.append((Move(top, t[-1]), _canon(moved)))
+    return out
+
+
+def distances_to(goal: BlocksState, limit: int | None = None) -> dict[Canon, int]:
+    """BFS distance to the goal of configurations of its blocks (moves are reversible)."""
+    g = _canon(goal.stacks)
+    dist = {g: 0}
+    queue = deque([g])
     while queue:
-        s = queue.popleft()
-        d = dist[s.canonical()]
+        c = queue.popleft()
+        d = dist[c]
         if limit is not None and d >= limit:
             continue
-        for mv in s.moves():
-            n = s.apply(mv)
-            key = n.canonical()
-            if key not in dist:
-                dist[key] = d + 1
+        for _, n in _successors(c):
+            if n not in dist:
+                dist[n] = d + 1
                 queue.append(n)
     return dist
 
@@ -263,52 +284,47 @@ def shortest_plan(start: BlocksState, goal: BlocksState) -> list[Move] | None:
     """One shortest plan from start to goal (BFS over order-free configurations), or None."""
     if start.blocks != goal.blocks:
         return None
-    target = goal.canonical()
-    if start.canonical() == target:
-        return []
-    prev: dict[frozenset[Stack], tuple[BlocksState, Move]] = {}
-    seen = {start.canonical()}
-    queue = deque([start])
-    while queue:
-        s = queue.popleft()
-        for mv in s.moves():
-            n = s.apply(mv)
-            key = n.canonical()
-            if key in seen:
-                continue
-            seen.add(key)
-            prev[key] = (s, mv)
-            if key == target:
-                plan = []
-                while key != start.canonical():
-                    s, mv = prev[key]
-                    plan.append(mv)
-                    key = s.canonical()
-                return plan[::-1]
-            queue.append(n)
-    return None
+    s0, target = _canon(start.stacks), _canon(goal.stacks)
+    prev: dict[Canon, tuple[Canon, Move] | None] = {s0: None}
+    queue = deque([s0])
+    while queue and target not in prev:
+        c = queue.popleft()
+        for mv, n in _successors(c):
+            if n not in prev:
+                prev[n] = (c, mv)
+                queue.append(n)
+    if target not in prev:
+        return None
+    plan: list[Move] = []
+    node = prev[target]
+    while node is not None:
+        c, mv = node
+        plan.append(mv)
+        node = prev[c]
+    return plan[::-1]
 
 
-def optimal_plans(start: BlocksState, goal: BlocksState, limit: int = 10) -> list[list[Move]]:
+def optimal_plans(start: BlocksState, goal: BlocksState, limit: int = 10,
+                  dist: dict[Canon, int] | None = None) -> list[list[Move]]:
     """Up to `limit` distinct shortest plans, in a fixed order."""
-    dist = distances_to(goal)
-    if start.canonical() not in dist:
+    dist = dist if dist is not None else distances_to(goal)
+    s0 = _canon(start.stacks)
+    if s0 not in dist:
         return []
     out: list[list[Move]] = []
 
-    def extend(state: BlocksState, plan: list[Move]) -> None:
+    def extend(c: Canon, plan: list[Move]) -> None:
         if len(out) >= limit:
             return
-        d = dist[state.canonical()]
+        d = dist[c]
         if d == 0:
             out.append(list(plan))
             return
-        for mv in state.moves():
-            n = state.apply(mv)
-            if dist.get(n.canonical()) == d - 1:
+        for mv, n in sorted(_successors(c), key=lambda x: (x[0].block, x[0].target)):
+            if dist.get(n) == d - 1:
                 extend(n, [*plan, mv])
 
-    extend(start, [])
+    extend(s0, [])
     return out
 
 
