@@ -27,6 +27,14 @@ def agent_names() -> list[str]:
     return sorted(_AGENTS)
 
 
+def agent_factory(name: str) -> Callable[[AgentConfig], Any]:
+    """The factory registered under a name (a class, for checking what kinds of task it can run)."""
+    try:
+        return _AGENTS[name]
+    except KeyError:
+        raise UnknownAgentError(f"unknown agent {name!r}; valid: {', '.join(agent_names())}") from None
+
+
 class UnknownAgentError(KeyError):
     """An unknown agent name; the message lists the valid ones."""
 

@@ -37,11 +37,15 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
             app.state.pool = WorkerPool(settings, app.state.queue)
             app.state.pool.start()
 
+        # Renew interactive leases well inside their lifetime; reap here too when no pool does it.
+        period = min(5.0, settings.lease_s / 3)
+
         def housekeeping() -> None:
-            while not stop.wait(5.0):
+            while not stop.wait(period):
                 try:
+                    app.state.interactive.renew()
                     app.state.interactive.expire_idle()
-                    if not start_workers:
+                    if app.state.pool is None:
                         app.state.queue.reap_expired()
                 except Exception:
                     log.exception("housekeeping failed")

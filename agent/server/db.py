@@ -61,6 +61,15 @@ class RunRow(Base):
     reported: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
+class TokenRow(Base):
+    """A caller's token (by its non-secret id): the row its quota checks lock."""
+
+    __tablename__ = "tokens"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    updated_at: Mapped[float] = mapped_column(Float, default=0.0)
+
+
 def make_engine(url: str) -> Engine:
     """An engine; SQLite gets WAL, a busy timeout and foreign keys, so workers and the API can share it."""
     kwargs: dict[str, Any] = {}

@@ -9,13 +9,14 @@ Sessions idle longer than `interactive_idle_s` expire and free their simulator.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import HTTPException
-from sqlalchemy import update
 
 from agent.agents.base import AnswerTurn
 from agent.config import AgentConfig, Budget
@@ -51,10 +52,17 @@ class InteractiveSessions:
         self.queue = queue
         self.sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
+        # Leases on interactive rows name this process, so another server sharing the database can tell
+        # a session it does not hold from one that was lost.
+        self._opening = 0
+        self.holder = f"api-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
     # --- opening ---------------------------------------------------------------------------------
     def open(self, row: EpisodeRow, task: TaskSpec | QuestionItem, agent: AgentConfig, budget: Budget) -> dict[str, Any]:
-        """Reserve what the episode needs; returns what the agent sees first."""
+        """Reserve what the episode needs; returns what the agent sees first.
+
+        Raises HTTPException 503 when every interactive simulator is taken (nothing is reserved then).
+        """
         job = EpisodeJob(task_id=row.task_id, agent=agent, budget=budget, episode_id=row.id)
         now = time.time()
         session = Session(row.id, job, task, now_iso(), time.perf_counter(), now)
@@ -66,15 +74,22 @@ class InteractiveSessions:
                 "answer_url": f"/v1/episodes/{row.id}/answer",
             }
         else:
-            with self._lock:
-                n_sims = sum(1 for s in self.sessions.values() if s.assembly is not None)
-            if n_sims >= self.settings.max_interactive:
-                raise HTTPException(
-                    503, f"all {self.settings.max_interactive} interactive simulators are in use; retry later"
-                )
-            from agent.assembly_episode import open_interactive_assembly
+            with self._lock:  # count and reserve in one step, so concurrent opens cannot overshoot
+                if self.simulators_in_use_locked() + self._opening >= self.settings.max_interactive:
+                    raise HTTPException(
+                        503, f"all {self.settings.max_interactive} interactive simulators are in use; retry later",
+                        headers={"Retry-After": "30"},
+                    )
+                self._opening += 1
+            try:
+                from agent.assembly_episode import open_interactive_assembly
 
-            session.assembly, first = open_interactive_assembly(job, task, self._episode_dir(row.id), self.settings.backend)
+                session.assembly, first = open_interactive_assembly(
+                    job, task, self._episode_dir(row.id), self.settings.backend
+                )
+            finally:
+                with self._lock:
+                    self._opening -= 1
             first["programs_url"] = f"/v1/episodes/{row.id}/programs"
             first["finish_url"] = f"/v1/episodes/{row.id}/finish"
         with self._lock:
@@ -131,15 +146,18 @@ class InteractiveSessions:
 
     # --- closing ---------------------------------------------------------------------------------
     def _complete(self, episode_id: str, record: EpisodeRecord) -> None:
-        rel = store_record(self.settings.data_dir, None, record)
-        with self.queue.engine.begin() as conn:
-            conn.execute(
-                update(EpisodeRow)
-                .where(EpisodeRow.id == episode_id, EpisodeRow.status == "interactive")
-                .values(status=record.status, scores=json.dumps(record.scores), record_path=rel,
-                        error=record.error, finished_at=time.time())
-            )
-        self.close(episode_id)
+        try:
+            rel: str | None = store_record(self.settings.data_dir, None, record)
+            status, error = record.status, record.error
+        except OSError as exc:
+            rel, status, error = None, "failed", f"could not store the episode record: {exc}"
+        try:
+            if not self.queue.finish_interactive(episode_id, status, record.scores, rel, error):
+                raise HTTPException(409, f"episode {episode_id} was already closed (cancelled or expired)")
+        finally:
+            self.close(episode_id)
+        if rel is None:
+            raise HTTPException(507, f"episode {episode_id} failed: {error}")
 
     def close(self, episode_id: str) -> None:
         """Forget a session and free its simulator."""
@@ -154,15 +172,27 @@ class InteractiveSessions:
         with self._lock:
             stale = [sid for sid, s in self.sessions.items() if s.last_used < cutoff]
         for sid in stale:
-            with self.queue.engine.begin() as conn:
-                conn.execute(
-                    update(EpisodeRow)
-                    .where(EpisodeRow.id == sid, EpisodeRow.status == "interactive")
-                    .values(status="failed", finished_at=time.time(),
-                            error=f"interactive episode expired after {self.settings.interactive_idle_s:.0f} s idle")
-                )
+            self.queue.finish_interactive(
+                sid, "failed", None, None,
+                f"interactive episode expired after {self.settings.interactive_idle_s:g} s idle",
+            )
             self.close(sid)
         return stale
+
+    def renew(self) -> int:
+        """Renew the leases of every session this process holds (called by the server's housekeeping)."""
+        with self._lock:
+            held = list(self.sessions)
+        return self.queue.renew_interactive(held, self.holder)
+
+    def simulators_in_use(self) -> int:
+        """Interactive assembly episodes holding a simulator now."""
+        with self._lock:
+            return self.simulators_in_use_locked()
+
+    def simulators_in_use_locked(self) -> int:
+        """simulators_in_use, for a caller already holding the lock."""
+        return sum(1 for s in self.sessions.values() if s.assembly is not None)
 
     def close_all(self) -> None:
         """Free every simulator (server shutdown)."""

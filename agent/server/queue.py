@@ -3,7 +3,14 @@
 A worker claims the oldest queued episode in one atomic UPDATE; while it runs it renews the lease.
 A worker that dies stops renewing: its episode is re-queued when the lease expires, or failed with the
 reason once it has used up its attempts. `complete` succeeds only for the worker that still holds the
-lease on a running episode, so a finished result is never rewritten.
+lease on a running episode, and every state change out of an active state is a conditional UPDATE, so
+a finished result is never rewritten.
+
+Interactive episodes are leased too, by the server process that holds their simulator: it renews the
+lease while it runs; if it dies, the lease expires and the episode fails with the reason.
+
+The SQL is the same on SQLite (writes are serialised by the database lock) and PostgreSQL (the claim
+uses FOR UPDATE SKIP LOCKED; quota checks lock the caller's row in `tokens`).
 """
 
 from __future__ import annotations
@@ -14,11 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import String, case, func, literal, select, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from agent.server.db import EpisodeRow, RunRow
+from agent.server.db import EpisodeRow, RunRow, TokenRow
 
 TERMINAL = ("done", "failed", "cancelled")
 ACTIVE = ("queued", "running", "interactive")
@@ -36,6 +43,16 @@ class Claim:
     attempts: int
 
 
+class QuotaExceeded(Exception):
+    """A token asked for more concurrent work than its limit allows."""
+
+    def __init__(self, what: str, active: int, asked: int, limit: int):
+        super().__init__(
+            f"this token already has {active} active {what}(s) and asked for {asked} more; the limit is {limit}"
+        )
+        self.active, self.limit = active, limit
+
+
 class EpisodeQueue:
     """Queue operations over the episodes table."""
 
@@ -49,15 +66,64 @@ class EpisodeQueue:
         """A new ORM session."""
         return Session(self.engine, expire_on_commit=False)
 
-    def submit(self, rows: Sequence[EpisodeRow]) -> None:
-        """Insert episodes (queued or interactive)."""
+    # --- submitting --------------------------------------------------------------------------------
+    def _lock_token(self, s: Session, token_id: str) -> None:
+        """Serialise quota checks of one token: upsert and update its row inside the caller's transaction.
+
+        On SQLite the first write takes the database's write lock; on PostgreSQL the UPDATE locks the row.
+        Either way a concurrent submission of the same token waits here until this transaction ends.
+        """
+        if self._postgres:
+            from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+            s.execute(pg_insert(TokenRow).values(id=token_id, updated_at=time.time()).on_conflict_do_nothing())
+        else:
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+            s.execute(sqlite_insert(TokenRow).values(id=token_id, updated_at=time.time()).on_conflict_do_nothing())
+        s.execute(update(TokenRow).where(TokenRow.id == token_id).values(updated_at=time.time()))
+
+    def submit(self, rows: Sequence[EpisodeRow], token_id: str | None = None, limit: int | None = None) -> None:
+        """Insert episodes (queued or interactive); with a limit, atomically refuse beyond the token's quota."""
         with self.session() as s, s.begin():
+            if token_id is not None and limit is not None:
+                self._lock_token(s, token_id)
+                active = int(
+                    s.scalar(select(func.count()).where(EpisodeRow.token_id == token_id,
+                                                        EpisodeRow.status.in_(ACTIVE), EpisodeRow.run_id.is_(None)))
+                    or 0
+                )
+                if active + len(rows) > limit:
+                    raise QuotaExceeded("episode", active, len(rows), limit)
             s.add_all(rows)
 
+    def submit_run(self, run: RunRow, rows: Sequence[EpisodeRow], max_runs: int | None = None) -> None:
+        """Insert a run and its episodes; with max_runs, atomically refuse beyond the token's unfinished runs."""
+        with self.session() as s, s.begin():
+            if max_runs is not None:
+                self._lock_token(s, run.token_id)
+                unfinished = int(
+                    s.scalar(
+                        select(func.count(func.distinct(EpisodeRow.run_id))).where(
+                            EpisodeRow.token_id == run.token_id, EpisodeRow.run_id.is_not(None),
+                            EpisodeRow.status.in_(ACTIVE),
+                        )
+                    )
+                    or 0
+                )
+                if unfinished + 1 > max_runs:
+                    raise QuotaExceeded("run", unfinished, 1, max_runs)
+            s.add(run)
+            s.flush()
+            s.add_all(rows)
+
+    # --- workers -----------------------------------------------------------------------------------
     def claim(self, worker_id: str, now: float | None = None) -> Claim | None:
         """Atomically take the oldest queued episode, or None when the queue is empty."""
         now = time.time() if now is None else now
         lock = " FOR UPDATE SKIP LOCKED" if self._postgres else ""
+        # The outer status check makes a claim that lost a race (another worker took the row between the
+        # sub-select and the update) a no-op instead of a double claim.
         sql = text(
             "UPDATE episodes SET status='running', lease_owner=:w, lease_expires_at=:exp, attempts=attempts+1, "
             "started_at=COALESCE(started_at, :now) "
@@ -85,7 +151,8 @@ class EpisodeQueue:
             return conn.execute(stmt).rowcount == 1
 
     def complete(
-        self, episode_id: str, worker_id: str, status: str, scores: dict[str, float], record_path: str, error: str | None
+        self, episode_id: str, worker_id: str, status: str, scores: dict[str, float], record_path: str | None,
+        error: str | None,
     ) -> bool:
         """Record the outcome if this worker still holds the running episode; never rewrites a result."""
         stmt = (
@@ -104,8 +171,24 @@ class EpisodeQueue:
         with self.engine.begin() as conn:
             return conn.execute(stmt).rowcount == 1
 
+    def release(self, worker_ids: Sequence[str]) -> int:
+        """Put episodes held by stopping workers back in the queue without charging an attempt (clean shutdown)."""
+        if not worker_ids:
+            return 0
+        with self.engine.begin() as conn:
+            n = conn.execute(
+                update(EpisodeRow)
+                .where(EpisodeRow.status == "running", EpisodeRow.lease_owner.in_(list(worker_ids)))
+                .values(status="queued", lease_owner=None, lease_expires_at=None,
+                        attempts=case((EpisodeRow.attempts > 0, EpisodeRow.attempts - 1), else_=0))
+            ).rowcount
+        return int(n)
+
     def reap_expired(self, now: float | None = None) -> tuple[int, int]:
-        """Re-queue episodes whose worker stopped renewing; fail those out of attempts. Returns (requeued, failed)."""
+        """Re-queue episodes whose worker stopped renewing; fail those out of attempts and lost interactive ones.
+
+        Returns (requeued, failed).
+        """
         now = time.time() if now is None else now
         expired = (EpisodeRow.status == "running", EpisodeRow.lease_expires_at < now)
         with self.engine.begin() as conn:
@@ -114,31 +197,77 @@ class EpisodeQueue:
                 .where(*expired, EpisodeRow.attempts >= self.max_attempts)
                 .values(
                     status="failed",
-                    error=func.coalesce(EpisodeRow.error, "")
-                    + f"worker lost: its lease expired {self.max_attempts} time(s) without a result",
+                    error=f"worker lost: its lease expired on attempt {self.max_attempts} of {self.max_attempts} "
+                    "without a result (the worker process died or hung)",
                     finished_at=now,
                     lease_owner=None,
+                    lease_expires_at=None,
                 )
             ).rowcount
             requeued = conn.execute(
                 update(EpisodeRow)
                 .where(*expired, EpisodeRow.attempts < self.max_attempts)
-                .values(status="queued", lease_owner=None, lease_expires_at=None)
+                .values(status="queued", lease_owner=None, lease_expires_at=None,
+                        error=literal("previous attempt lost: worker ", String)
+                        + func.coalesce(EpisodeRow.lease_owner, "?") + " stopped renewing its lease")
+            ).rowcount
+            failed += conn.execute(
+                update(EpisodeRow)
+                .where(EpisodeRow.status == "interactive", EpisodeRow.lease_expires_at < now)
+                .values(status="failed", finished_at=now, lease_owner=None, lease_expires_at=None,
+                        error="interactive episode lost: the server process holding its simulator stopped")
             ).rowcount
         return int(requeued), int(failed)
 
+    # --- interactive episodes ----------------------------------------------------------------------
+    def renew_interactive(self, episode_ids: Sequence[str], holder: str) -> int:
+        """Extend the leases of interactive episodes this server process still holds."""
+        if not episode_ids:
+            return 0
+        with self.engine.begin() as conn:
+            return int(
+                conn.execute(
+                    update(EpisodeRow)
+                    .where(EpisodeRow.id.in_(list(episode_ids)), EpisodeRow.status == "interactive")
+                    .values(lease_owner=holder, lease_expires_at=time.time() + self.lease_s)
+                ).rowcount
+            )
+
+    def finish_interactive(
+        self, episode_id: str, status: str, scores: dict[str, float] | None, record_path: str | None, error: str | None
+    ) -> bool:
+        """Close an interactive episode once; False when it was already closed (a result is never rewritten)."""
+        with self.engine.begin() as conn:
+            return (
+                conn.execute(
+                    update(EpisodeRow)
+                    .where(EpisodeRow.id == episode_id, EpisodeRow.status == "interactive")
+                    .values(status=status, scores=json.dumps(scores) if scores is not None else None,
+                            record_path=record_path, error=error, finished_at=time.time(), lease_owner=None,
+                            lease_expires_at=None)
+                ).rowcount
+                == 1
+            )
+
+    # --- everyone ----------------------------------------------------------------------------------
     def cancel(self, episode_id: str) -> str | None:
-        """Cancel a queued, running or interactive episode; returns the status it had (None if unknown)."""
-        with self.session() as s, s.begin():
-            row = s.get(EpisodeRow, episode_id)
-            if row is None:
+        """Cancel a queued, running or interactive episode; returns the status it had (None if unknown).
+
+        One conditional UPDATE: an episode that finished in the meantime keeps its result.
+        """
+        with self.engine.begin() as conn:
+            before = conn.execute(select(EpisodeRow.status).where(EpisodeRow.id == episode_id)).scalar()
+            if before is None:
                 return None
-            before = row.status
-            if before in ACTIVE:
-                # lease_owner stays set on a running episode: the supervisor stops that worker.
-                row.status = "cancelled"
-                row.finished_at = time.time()
-            return before
+            # lease_owner stays set on a running episode: the supervisor stops that worker.
+            n = conn.execute(
+                update(EpisodeRow)
+                .where(EpisodeRow.id == episode_id, EpisodeRow.status.in_(ACTIVE))
+                .values(status="cancelled", finished_at=time.time())
+            ).rowcount
+            if n == 0:
+                before = conn.execute(select(EpisodeRow.status).where(EpisodeRow.id == episode_id)).scalar()
+        return str(before)
 
     def get(self, episode_id: str) -> EpisodeRow | None:
         """One episode row."""
@@ -152,10 +281,11 @@ class EpisodeQueue:
         return {str(st): int(n) for st, n in rows}
 
     def active_for_token(self, token_id: str) -> int:
-        """Queued, running and interactive episodes owned by a token."""
+        """Queued, running and interactive episodes owned by a token (outside runs)."""
         with self.session() as s:
             n = s.scalar(
-                select(func.count()).where(EpisodeRow.token_id == token_id, EpisodeRow.status.in_(ACTIVE))
+                select(func.count()).where(EpisodeRow.token_id == token_id, EpisodeRow.status.in_(ACTIVE),
+                                           EpisodeRow.run_id.is_(None))
             )
         return int(n or 0)
 
@@ -167,17 +297,32 @@ class EpisodeQueue:
             ).all()
         return {str(st): int(n) for st, n in rows}
 
+    def run_rows(self, run_id: str) -> list[EpisodeRow]:
+        """Every episode row of a run."""
+        with self.session() as s:
+            return list(s.scalars(select(EpisodeRow).where(EpisodeRow.run_id == run_id)).all())
+
     def get_run(self, run_id: str) -> RunRow | None:
         """One run row."""
         with self.session() as s:
             return s.get(RunRow, run_id)
+
+    def claim_report(self, run_id: str) -> bool:
+        """Mark a run as reported; True for exactly one caller (the one that then writes the report)."""
+        with self.engine.begin() as conn:
+            return (
+                conn.execute(update(RunRow).where(RunRow.id == run_id, RunRow.reported.is_(False)).values(reported=True))
+                .rowcount
+                == 1
+            )
 
     def recent_durations(self, limit: int = 500) -> list[float]:
         """Durations (s) of the most recently finished episodes, for metrics."""
         with self.session() as s:
             rows = s.execute(
                 select(EpisodeRow.started_at, EpisodeRow.finished_at)
-                .where(EpisodeRow.status.in_(("done", "failed")), EpisodeRow.started_at.is_not(None))
+                .where(EpisodeRow.status.in_(("done", "failed")), EpisodeRow.started_at.is_not(None),
+                       EpisodeRow.finished_at.is_not(None))
                 .order_by(EpisodeRow.finished_at.desc())
                 .limit(limit)
             ).all()

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+ENV_PREFIX = "JARVIS_"
+LIST_FIELDS = ("inline_agents",)
 PLACEHOLDER_TOKENS = {"", "changeme", "change-me", "secret", "token", "password"}
 
 
@@ -26,27 +29,43 @@ class ServerSettings(BaseModel):
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=0, description="Episode worker processes.")
     backend: str = Field("mujoco", description="Simulator backend of the workers.")
     api_token: str | None = Field(None, description="Bearer token (JARVIS_API_TOKEN); never logged.", repr=False)
-    max_concurrent_per_token: int = Field(16, ge=1, description="Queued + running episodes per token.")
+    max_concurrent_per_token: int = Field(
+        16, ge=1, description="Queued + running + interactive episodes per token, outside runs."
+    )
+    max_runs_per_token: int = Field(4, ge=1, description="Unfinished runs (POST /v1/runs) per token.")
     lease_s: float = Field(30.0, gt=0, description="A worker's claim on an episode expires without heartbeat.")
     heartbeat_s: float = Field(5.0, gt=0)
     max_attempts: int = Field(2, ge=1, description="Claims of an episode before it is failed as lost.")
     interactive_idle_s: float = Field(600.0, gt=0, description="Idle interactive episodes expire after this.")
     max_interactive: int = Field(2, ge=0, description="Simulators reserved for interactive episodes at most.")
+    inline_agents: tuple[str, ...] = Field(
+        ("scripted", "random"),
+        description="Instant agents whose question episodes the API runs itself instead of queueing them.",
+    )
 
     @classmethod
-    def from_env(cls, **overrides: object) -> ServerSettings:
-        """Settings from JARVIS_* environment variables, then explicit overrides (None means unset)."""
-        env = {
-            "host": os.environ.get("JARVIS_HOST"),
-            "port": os.environ.get("JARVIS_PORT"),
-            "db_url": os.environ.get("JARVIS_DB_URL"),
-            "data_dir": os.environ.get("JARVIS_DATA_DIR"),
-            "workers": os.environ.get("JARVIS_WORKERS"),
-            "api_token": os.environ.get("JARVIS_API_TOKEN"),
-        }
-        values: dict[str, object] = {k: v for k, v in env.items() if v is not None}
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> ServerSettings:
+        """Settings from JARVIS_<FIELD> environment variables, then explicit overrides (None means unset).
+
+        Every field has its variable (JARVIS_HOST, JARVIS_DB_URL, JARVIS_API_TOKEN, ...); a list field
+        takes a comma-separated value. Other JARVIS_ variables (e.g. JARVIS_PLUGINS) belong to other
+        parts of JARVIS and are left alone.
+        """
+        environ = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for name in cls.model_fields:
+            raw = environ.get(ENV_PREFIX + name.upper())
+            if raw is None:
+                continue
+            values[name] = tuple(v.strip() for v in raw.split(",") if v.strip()) if name in LIST_FIELDS else raw
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls.model_validate(values)
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{ENV_PREFIX}{'.'.join(str(p) for p in e['loc']).upper()}: {e['msg']}" for e in exc.errors()
+            )
+            raise SettingsError(f"invalid server settings: {problems}") from None
 
     @property
     def resolved_db_url(self) -> str:

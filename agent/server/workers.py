@@ -43,11 +43,19 @@ def record_relpath(run_id: str | None, episode_id: str) -> str:
 
 
 def append_locked(path: Path, line: str) -> None:
-    """Append a line under an exclusive lock, so several workers can share one episodes.jsonl."""
-    with path.open("a", encoding="utf-8") as fh:
+    """Append a line under an exclusive lock, so several workers can share one episodes.jsonl.
+
+    A torn last line (a writer killed mid-line) is closed with a newline first, so it costs only itself.
+    """
+    with path.open("a+b") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
-            fh.write(line)
+            end = fh.seek(0, os.SEEK_END)
+            if end > 0:
+                fh.seek(end - 1)
+                if fh.read(1) != b"\n":
+                    fh.write(b"\n")
+            fh.write(line.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
         finally:
@@ -66,7 +74,12 @@ def store_record(data_dir: Path, claim_run_id: str | None, record: EpisodeRecord
 
 
 def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: str, data_dir: Path, heartbeat_s: float) -> bool:
-    """Run a claimed episode with a heartbeat, store its record and complete it. False if the lease was lost."""
+    """Run a claimed episode with a heartbeat, store its record and complete it. False if the lease was lost.
+
+    The lease is renewed right before the record is written, so a worker whose episode was reaped and
+    handed to another worker never overwrites that worker's record; a record that cannot be written
+    (disk full, permissions) completes the episode as failed with the reason instead of losing it.
+    """
     job = EpisodeJob(
         task_id=claim.task_id,
         agent=AgentConfig.model_validate(claim.agent),
@@ -87,12 +100,22 @@ def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: st
     finally:
         stop.set()
         beater.join()
-    if claim.run_id:
-        record.suite = record.suite or None
-    rel = store_record(data_dir, claim.run_id, record)
+    if not queue.heartbeat(claim.episode_id, worker_id):
+        log.warning("worker %s: lost the lease on %s before storing it; result dropped", worker_id, claim.episode_id)
+        return False
+    try:
+        rel: str | None = store_record(data_dir, claim.run_id, record)
+    except OSError as exc:
+        log.error("worker %s: cannot store the record of %s: %s", worker_id, claim.episode_id, exc)
+        return queue.complete(claim.episode_id, worker_id, "failed", record.scores, None,
+                              f"could not store the episode record: {exc}")
     ok = queue.complete(claim.episode_id, worker_id, record.status, record.scores, rel, record.error)
     if ok and claim.run_id:
-        append_locked(data_dir / "runs" / claim.run_id / "episodes.jsonl", record.model_dump_json() + "\n")
+        # Best effort: the run's episodes.jsonl is reconciled from the database when its report is written.
+        try:
+            append_locked(data_dir / "runs" / claim.run_id / "episodes.jsonl", record.model_dump_json() + "\n")
+        except OSError as exc:
+            log.error("worker %s: cannot append %s to its run's episodes.jsonl: %s", worker_id, claim.episode_id, exc)
     return ok
 
 
@@ -183,8 +206,10 @@ class WorkerPool:
                 log.exception("supervisor pass failed")
 
     def stop(self) -> None:
-        """Terminate all workers."""
+        """Terminate all workers; what they were running goes back to the queue without using an attempt."""
         self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
         for proc in self.procs.values():
             with contextlib.suppress(Exception):
                 proc.terminate()
@@ -192,6 +217,13 @@ class WorkerPool:
             proc.join(timeout=5)
             if proc.is_alive():
                 proc.kill()
+                proc.join(timeout=5)
+        try:
+            released = self.queue.release(list(self.procs))
+            if released:
+                log.info("shutdown: %d running episode(s) returned to the queue", released)
+        except Exception:
+            log.exception("shutdown: could not release running episodes; their leases will expire")
         self.procs.clear()
 
     def describe(self) -> dict[str, Any]:

@@ -11,9 +11,12 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import FileResponse, JSONResponse
 
 from agent.agents import agent_names
-from agent.episode import new_episode_id
+from agent.agents.registry import agent_factory
+from agent.config import AgentConfig, Budget
+from agent.episode import EpisodeJob, new_episode_id
 from agent.server.db import EpisodeRow
 from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
+from agent.server.queue import QuotaExceeded
 from agent.server.schemas import (
     AnswerSubmit,
     EpisodeCreate,
@@ -22,7 +25,10 @@ from agent.server.schemas import (
     EpisodesPublic,
     ProgramSubmit,
 )
+from agent.server.settings import ServerSettings
+from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import family_of_task, load_task
+from jarvis_sim.tasks.spec import TaskSpec
 
 router = APIRouter(prefix="/v1/episodes", tags=["episodes"])
 
@@ -54,29 +60,79 @@ def episode_public(row: EpisodeRow) -> EpisodePublic:
     )
 
 
-def validate_agent(name: str) -> None:
-    """An unknown agent is a 422 listing the valid ones."""
+def validate_agent(agent: AgentConfig, task: TaskSpec | QuestionItem | None = None) -> None:
+    """An unknown agent or model, or an agent that cannot do this kind of task, is a 422 listing the valid ones."""
     valid = [*agent_names(), EXTERNAL]
-    if name not in valid:
-        raise HTTPException(422, {"field": "agent.name", "error": f"unknown agent {name!r}", "valid": sorted(valid)})
+    if agent.name not in valid:
+        raise HTTPException(422, {"field": "agent.name", "error": f"unknown agent {agent.name!r}", "valid": sorted(valid)})
+    if agent.model is not None:
+        from agent.llm.errors import ModelStringError
+        from agent.llm.registry import parse_model_string, provider_names
+
+        try:
+            parse_model_string(agent.model)
+        except ModelStringError as exc:
+            raise HTTPException(
+                422, {"field": "agent.model", "error": str(exc), "valid_providers": provider_names()}
+            ) from None
+    elif agent.name == "llm":
+        raise HTTPException(422, {"field": "agent.model", "error": "the llm agent needs a model, e.g. 'openai:gpt-4o'"})
+    if task is None or agent.name == EXTERNAL:
+        return
+    factory = agent_factory(agent.name)
+    need = "answer_question" if isinstance(task, QuestionItem) else "run_assembly"
+    if not hasattr(factory, need):
+        able = sorted(n for n in agent_names() if hasattr(agent_factory(n), need))
+        kind = "question items" if isinstance(task, QuestionItem) else "assembly tasks"
+        raise HTTPException(422, {"field": "agent.name", "error": f"agent {agent.name!r} cannot run {kind} "
+                                  f"({task.id})", "valid": [*able, EXTERNAL]})
 
 
-def check_quota(queue: Any, token: str, settings: Any, n: int = 1) -> None:
-    """Refuse work beyond the token's limit on concurrent episodes."""
-    active = queue.active_for_token(token)
-    if active + n > settings.max_concurrent_per_token:
-        raise HTTPException(
-            429, f"this token already has {active} active episode(s); the limit is {settings.max_concurrent_per_token}"
-        )
+def quota_error(exc: QuotaExceeded) -> HTTPException:
+    """A 429 for a token over its concurrency limit."""
+    return HTTPException(429, str(exc), headers={"Retry-After": "5"})
 
 
-@router.post("", status_code=202, response_model=EpisodeCreated)
+def run_inline(settings: ServerSettings, row: EpisodeRow, task: QuestionItem, agent: AgentConfig,
+               budget: Budget) -> EpisodeRow:
+    """Run an instant agent's question episode in the request's thread; the row comes back finished.
+
+    Scripted and random answers take microseconds: the queue round trip (a worker polling the database)
+    would cost more than the episode, so the API runs them itself.
+    """
+    from agent.episode import run_question_episode
+    from agent.server.workers import store_record
+    from jarvis_sim.tasks.registry import QuestionFamily
+
+    family = family_of_task(task.id)
+    assert isinstance(family, QuestionFamily)
+    job = EpisodeJob(task_id=task.id, agent=agent, budget=budget, episode_id=row.id)
+    t0 = time.time()
+    try:
+        record = run_question_episode(job, task, family)
+        row.record_path = store_record(settings.data_dir, None, record)
+        row.status, row.error, row.scores = record.status, record.error, json.dumps(record.scores)
+    except Exception as exc:  # the row must say what went wrong, like a worker's record would
+        row.status, row.error = "failed", f"{type(exc).__name__}: {exc}"
+    row.started_at, row.finished_at, row.attempts = t0, time.time(), 1
+    return row
+
+
+@router.post("", status_code=202, response_model=EpisodeCreated,
+             responses={201: {"model": EpisodeCreated, "description": "Interactive, or finished inline"},
+                        404: {"description": "Unknown task (lists valid ids)"},
+                        422: {"description": "Invalid body, unknown agent or model (lists valid ones)"},
+                        429: {"description": "Over this token's concurrency limit"},
+                        503: {"description": "Every interactive simulator is in use"}})
 def submit_episode(body: EpisodeCreate, queue: QueueDep, settings: SettingsDep, state: StateDep, token: TokenDep) -> Any:
-    """Queue an episode (202), or open an interactive one for an external agent (201)."""
-    validate_agent(body.agent.name)
+    """Queue an episode (202), or open an interactive one for an external agent (201).
+
+    Instant agents (settings.inline_agents) on question items run at once; the answer is 201 and done.
+    """
+    validate_agent(body.agent)
     family = family_of_task(body.task_id)
     task = load_task(body.task_id)  # unknown ids are a 404 listing valid ones
-    check_quota(queue, token, settings)
+    validate_agent(body.agent, task)
     now = time.time()
     interactive = body.agent.name == EXTERNAL
     row = EpisodeRow(
@@ -91,13 +147,27 @@ def submit_episode(body: EpisodeCreate, queue: QueueDep, settings: SettingsDep, 
         token_id=token,
         created_at=now,
         started_at=now if interactive else None,
+        lease_owner=state.interactive.holder if interactive else None,
+        lease_expires_at=now + settings.lease_s if interactive else None,
         attempts=0,
     )
+    if not interactive and isinstance(task, QuestionItem) and body.agent.name in settings.inline_agents:
+        queue.submit([run_inline(settings, row, task, body.agent, body.budget)])
+        return JSONResponse(EpisodeCreated(id=row.id, status=row.status).model_dump(), status_code=201)
+    try:
+        queue.submit([row], token, settings.max_concurrent_per_token)
+    except QuotaExceeded as exc:
+        raise quota_error(exc) from None
     if not interactive:
-        queue.submit([row])
         return EpisodeCreated(id=row.id, status=row.status)
-    first = state.interactive.open(row, task, body.agent, body.budget)
-    queue.submit([row])
+    try:
+        first = state.interactive.open(row, task, body.agent, body.budget)
+    except HTTPException as exc:
+        queue.finish_interactive(row.id, "cancelled", None, None, f"not opened: {exc.detail}")
+        raise
+    except Exception as exc:
+        queue.finish_interactive(row.id, "failed", None, None, f"could not open: {type(exc).__name__}: {exc}")
+        raise HTTPException(500, f"could not open the interactive episode: {type(exc).__name__}: {exc}") from None
     return JSONResponse(EpisodeCreated(id=row.id, status=row.status, interactive=first).model_dump(), status_code=201)
 
 

@@ -5,49 +5,60 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse, PlainTextResponse
-from sqlalchemy import update
 
 from agent.episode import new_episode_id
 from agent.run_store import RunConfig, RunDirectory
 from agent.server.db import EpisodeRow, RunRow
 from agent.server.deps import QueueDep, SettingsDep, TokenDep
-from agent.server.queue import TERMINAL
-from agent.server.routes.episodes import check_quota, validate_agent
+from agent.server.queue import TERMINAL, QuotaExceeded
+from agent.server.routes.episodes import quota_error, validate_agent
 from agent.server.schemas import RunCreate, RunPublic
-from jarvis_sim.tasks.registry import family_of_task, suite_task_ids
+from evaluator.records import EpisodeRecord, Timings
+from jarvis_sim.tasks.registry import family_of_task, load_task, suite_task_ids
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
 
-@router.post("", status_code=202, response_model=RunPublic)
+@router.post("", status_code=202, response_model=RunPublic,
+             responses={404: {"description": "Unknown suite or task (lists valid ones)"},
+                        422: {"description": "Invalid body, unknown agent or model"},
+                        429: {"description": "Over this token's limit on unfinished runs"}})
 def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, token: TokenDep) -> RunPublic:
     """Queue every episode of the run; returns its id and links."""
-    validate_agent(body.agent.name)
+    validate_agent(body.agent)
     if body.agent.name == "external":
         raise HTTPException(422, {"field": "agent.name", "error": "runs need a built-in agent, not 'external'"})
     task_ids = suite_task_ids(body.suite) if body.suite else list(body.task_ids)
-    families = {t: family_of_task(t).name for t in task_ids}
-    check_quota(queue, token, settings, n=0)
+    families = {t: family_of_task(t) for t in task_ids}
+    seen_kinds: set[str] = set()
+    for t, fam in families.items():  # one task per family checks the agent can run that kind
+        if fam.name not in seen_kinds:
+            seen_kinds.add(fam.name)
+            validate_agent(body.agent, load_task(t))
     run_id = "run-" + uuid.uuid4().hex[:12]
     config = RunConfig(suite=body.suite, task_ids=task_ids, agent=body.agent, budget=body.budget, backend=settings.backend)
-    RunDirectory.open(settings.data_dir / "runs" / run_id, config)
     now = time.time()
     rows = [
         EpisodeRow(
-            id=new_episode_id(), run_id=run_id, task_id=t, family=families[t], agent=body.agent.model_dump_json(),
+            id=new_episode_id(), run_id=run_id, task_id=t, family=families[t].name, agent=body.agent.model_dump_json(),
             budget=body.budget.model_dump_json(), status="queued", interactive=False, token_id=token,
             created_at=now + k * 1e-6, attempts=0,
         )
         for k, t in enumerate(task_ids)
     ]
-    with queue.session() as s, s.begin():
-        s.add(RunRow(id=run_id, config=config.model_dump_json(), token_id=token, created_at=now,
-                     total=len(rows), out_dir=f"runs/{run_id}", reported=False))
-        s.add_all(rows)
+    run = RunRow(id=run_id, config=config.model_dump_json(), token_id=token, created_at=now,
+                 total=len(rows), out_dir=f"runs/{run_id}", reported=False)
+    RunDirectory.open(settings.data_dir / "runs" / run_id, config)
+    try:
+        queue.submit_run(run, rows, settings.max_runs_per_token)
+    except QuotaExceeded as exc:
+        raise quota_error(exc) from None
     return _run_public(queue, settings, run_id)
 
 
@@ -66,18 +77,53 @@ def _run_public(queue: Any, settings: Any, run_id: str) -> RunPublic:
                      links={"self": base, "report": f"{base}/report"})
 
 
-def _ensure_report(queue: Any, settings: Any, run: RunRow) -> dict[str, Any]:
+def _ensure_report(queue: Any, settings: Any, run: RunRow) -> dict[str, Any] | None:
+    """The run's summary; the first caller after the last episode finished writes it (None while it does)."""
     from agent.reporting import finish_run
 
     root = settings.data_dir / run.out_dir
     summary_path = root / "summary.json"
-    if not run.reported or not summary_path.exists():
-        summary = finish_run(RunDirectory(root))
-        with queue.engine.begin() as conn:
-            conn.execute(update(RunRow).where(RunRow.id == run.id).values(reported=True))
-        return summary
+    if queue.claim_report(run.id):
+        reconcile_episodes(RunDirectory(root), queue.run_rows(run.id), settings.data_dir)
+        return finish_run(RunDirectory(root))
+    if not summary_path.exists():
+        return None
     loaded: dict[str, Any] = json.loads(summary_path.read_text(encoding="utf-8"))
     return loaded
+
+
+def reconcile_episodes(run: RunDirectory, rows: list[EpisodeRow], data_dir: Path) -> int:
+    """Make episodes.jsonl hold one line per finished episode of the database; returns lines added.
+
+    Workers append as they finish, but one killed between completing and appending leaves the line out,
+    and an episode failed by the reaper (its worker died) has no record at all: the database is the
+    authority, and this fills the gaps (a stored record, else a failed record giving the reason).
+    """
+    have = {r.episode_id for r in run.records()}
+    added = 0
+    for row in sorted(rows, key=lambda r: r.created_at):
+        if row.id in have or row.status not in ("done", "failed"):
+            continue
+        record: EpisodeRecord | None = None
+        if row.record_path:
+            try:
+                record = EpisodeRecord.model_validate_json((data_dir / row.record_path).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                record = None
+        if record is None:
+            agent = json.loads(row.agent)
+            record = EpisodeRecord(
+                episode_id=row.id, task_id=row.task_id, family=row.family, agent=agent, seed=int(agent.get("seed", 0)),
+                status="failed", error=row.error or "no record was stored for this episode",
+                timings=Timings(started_at=_iso(row.started_at or row.created_at), finished_at=_iso(row.finished_at)),
+            )
+        run.append(record)
+        added += 1
+    return added
+
+
+def _iso(t: float | None) -> str:
+    return datetime.fromtimestamp(t or time.time(), UTC).isoformat(timespec="milliseconds")
 
 
 @router.get("/{run_id}", response_model=RunPublic)

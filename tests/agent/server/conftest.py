@@ -15,13 +15,16 @@ from agent.server.settings import ServerSettings
 @pytest.fixture
 def quiz_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
     """Register the quiz test family here and in spawned workers."""
-    monkeypatch.setenv("JARVIS_PLUGINS", "tests.fakes.quiz_family")
-    import tests.fakes.quiz_family  # noqa: F401
+    monkeypatch.setenv("JARVIS_PLUGINS", "tests.fakes.quiz_family,tests.fakes.slow_agent")
+    import tests.fakes.quiz_family
+    import tests.fakes.slow_agent  # noqa: F401
 
 
 def make_settings(tmp_path: Path, **kw: object) -> ServerSettings:
     """Settings for a test server in tmp_path."""
-    base: dict[str, object] = {"data_dir": tmp_path / "data", "workers": 1, "lease_s": 3.0, "heartbeat_s": 0.5}
+    # inline_agents off: these tests exercise the queue and the worker processes (inline has its own test).
+    base: dict[str, object] = {"data_dir": tmp_path / "data", "workers": 1, "lease_s": 3.0, "heartbeat_s": 0.5,
+                               "inline_agents": ()}
     base.update(kw)
     return ServerSettings.model_validate(base)
 
