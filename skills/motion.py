@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from skills.context import SkillContext
 
 WAYPOINT_SPACING_M = 0.01
-SETTLE_TOLERANCE_M = 0.0004
+SETTLE_TOLERANCE_M = 0.00015
 SETTLE_MAX_S = 1.5
 
 

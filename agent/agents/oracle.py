@@ -19,20 +19,27 @@ if TYPE_CHECKING:
 
 PROGRAM_HELPERS = '''\
 def nearest(bricks, color, size, x, y):
-    """Id of the observed brick of this colour and size closest to (x, y) mm; colour may be misread."""
+    \"\"\"Id of the observed brick nearest to (x, y) mm: same size within 15 mm first (the colour only breaks
+    ties, lighting can misname it), then any brick within 6 mm; None when nothing is there.\"\"\"
     best = None
-    best_d = 1e12
-    for strict in (True, False):
-        for b in bricks:
-            if tuple(b.size) != size or (strict and b.color != color):
-                continue
-            d = (b.x_mm - x) ** 2 + (b.y_mm - y) ** 2
-            if d < best_d:
+    best_key = None
+    for b in bricks:
+        d = ((b.x_mm - x) ** 2 + (b.y_mm - y) ** 2) ** 0.5
+        same_size = tuple(b.size) == size
+        if (same_size and d < 15.0) or d < 6.0:
+            key = (0 if same_size else 1, 0 if b.color == color else 1, d)
+            if best_key is None or key < best_key:
                 best = b
-                best_d = d
-        if best is not None:
-            return best.id
-    return None
+                best_key = key
+    return None if best is None else best.id
+
+
+def fully_seen(bricks, brick_id, size):
+    \"\"\"True when the camera sees the whole top of this brick (its stud frame is then reliable).\"\"\"
+    for b in bricks:
+        if b.id == brick_id:
+            return tuple(b.size) == size and b.visible_fraction > 0.9
+    return False
 '''
 
 
@@ -48,35 +55,40 @@ def canonical_offsets(brick: LatticeBrick, support: LatticeBrick) -> tuple[int, 
 
 
 def oracle_program(task: TaskSpec) -> str:
-    """The whole-task program: for each manual step, pick each new brick and place it on its support."""
+    """The whole-task program: for each manual step, locate each new brick and its support, pick, place."""
     target = task.target_assembly
     origin = task.workspace.lattice_origin
     starts = {a.id: a.start for a in task.action_bricks}
     lines = [f"# Oracle program for task {task.id} (written from the target: privileged).", PROGRAM_HELPERS]
+    lines.append("go_home()  # park the arm so the camera sees the whole table")
     for step in task.manual_steps:
         lines.append(f"# manual step {step.index + 1}")
         for bid in step.brick_ids:
             b = target[bid]
-            size = (max(b.spec.width, b.spec.depth), min(b.spec.width, b.spec.depth))
-            name = color(b.color).name
+            size = _size(b)
             start = starts[bid]
             lines.append("bricks = observe()")
-            lines.append(f"pick(nearest(bricks, {name!r}, {size}, {start.x * 1000:.2f}, {start.y * 1000:.2f}))")
+            lines.append(f"brick = nearest(bricks, {color(b.color).name!r}, {size}, {start.x * 1000:.2f}, {start.y * 1000:.2f})")
             supports = target.supports(bid)
             if not supports:
+                lines.append("pick(brick)")
                 lines.append(f"place_on('ground', {b.x}, {b.y}, {b.yaw % 2})")
                 continue
             s = target[supports[0]]
             (px, py, _), _ = brick_pose_in_world(s, origin)
-            s_size = (max(s.spec.width, s.spec.depth), min(s.spec.width, s.spec.depth))
             stud_x, stud_y, rot = canonical_offsets(b, s)
-            lines.append("bricks = observe()")
-            lines.append(
-                f"place_on(nearest(bricks, {color(s.color).name!r}, {s_size}, {px * 1000:.2f}, {py * 1000:.2f}), "
-                f"{stud_x}, {stud_y}, {rot})"
-            )
+            lines.append(f"support = nearest(bricks, {color(s.color).name!r}, {_size(s)}, {px * 1000:.2f}, {py * 1000:.2f})")
+            lines.append("pick(brick)")
+            lines.append(f"if not fully_seen(bricks, support, {_size(s)}):  # partly hidden: use lattice coordinates")
+            lines.append(f"    place_at({b.x}, {b.y}, {b.z}, {b.yaw % 2})")
+            lines.append("else:")
+            lines.append(f"    place_on(support, {stud_x}, {stud_y}, {rot})")
     lines.append("go_home()")
     return "\n".join(lines) + "\n"
+
+
+def _size(b: LatticeBrick) -> tuple[int, int]:
+    return (max(b.spec.width, b.spec.depth), min(b.spec.width, b.spec.depth))
 
 
 @register_agent("oracle")

@@ -112,8 +112,11 @@ class Backend(ABC):
         """Command a Cartesian tool-centre-point target; the backend's controller tracks it while stepping."""
 
     @abstractmethod
-    def set_gripper(self, closed: bool, force_n: float | None = None) -> None:
-        """Open, or close with a grip force (None: the default force)."""
+    def set_gripper(self, closed: bool, force_n: float | None = None, width_m: float | None = None) -> None:
+        """Open (to `width_m` between the fingers, default fully), or close with a grip force (None: default).
+
+        Opening only as wide as needed keeps the fingers clear of neighbouring bricks.
+        """
 
     @abstractmethod
     def solve_ik(self, position: np.ndarray, quaternion: np.ndarray, q0: np.ndarray | None = None) -> np.ndarray | None:

@@ -392,4 +392,6 @@ def generate_assembly(
         LatticeBrick.model_construct(id=f"b{i:03d}", part=part, color=color, x=x, y=y, z=z, yaw=yaw)
         for i, (part, color, x, y, z, yaw) in enumerate(b.placed)
     ]
-    return Assembly(bricks, baseplate=False, name=assembly_id)
+    # Every generated build stands on a 32x32 baseplate (footprints stay within 24x24 studs): level-0 bricks
+    # then clutch to studs like on a real build plate instead of merely resting on the table.
+    return Assembly(bricks, baseplate=True, name=assembly_id)

@@ -22,6 +22,7 @@ from skills.errors import (
     PlacementOccupied,
 )
 from skills.geometry import (
+    PLATE_MM,
     ground_placement_pose,
     height_mm,
     placement_pose,
@@ -39,8 +40,10 @@ FINGER_HALF_WIDTH_MM = 9.0  # half the finger pad's width along the brick
 GRIP_DEPTH_MM = 4.5  # pads centre this far below a brick's top face
 PLATE_GRIP_DEPTH_MM = 1.6
 FINGERTIP_BELOW_TCP_MM = 10.0  # the tool convention of jarvis_sim.backends.base
-TIP_CLEARANCE_MM = 1.5
-PRESS_MM = 0.6  # push the brick this far past seated height to engage the studs
+TIP_CLEARANCE_MM = 0.6
+RELEASE_ABOVE_MM = 1.9  # release height of the brick's bottom above its seat (studs are 1.7 mm tall)
+PAD_HALF_WIDTH_MM = 9.5  # finger pad, across the finger travel
+PAD_THICKNESS_MM = 8.0
 SEATED_TOLERANCE_MM = 2.0
 VERIFY_ASIDE_M = 0.15  # how far the hand steps aside before the camera checks a placement
 GROUND = "ground"  # support name of the build area's level 0 (table or baseplate), studs counted from its corner
@@ -201,8 +204,8 @@ def pick(ctx: SkillContext, brick: str) -> PickResult:
     quat = top_down_quaternion(math.radians(plan.yaw_deg))
     above = _pad_target(ctx, plan.x_mm, plan.y_mm, d.top_z_mm + APPROACH_HEIGHT_MM)
     at = _pad_target(ctx, plan.x_mm, plan.y_mm, plan.z_mm)
-    # phase: approach
-    ctx.backend.set_gripper(closed=False)
+    # phase: approach, fingers opened only as wide as the grasp needs (neighbours stay clear)
+    ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
     _wait_gripper(ctx)
     ctx.motion.move_to(ctx, _safe_height(ctx, above), quat, speed=0.25)
     ctx.motion.move_to(ctx, above, quat, speed=0.25)
@@ -213,7 +216,7 @@ def pick(ctx: SkillContext, brick: str) -> PickResult:
     width = _wait_gripper(ctx)
     short_mm = d.size[1] * 8.0 - 0.2
     if width < short_mm - 2.5:
-        ctx.backend.set_gripper(closed=False)
+        ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
         _wait_gripper(ctx)
         ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
         raise GraspFailed(f"the fingers closed to {width:.1f} mm without holding {brick} ({short_mm:.1f} mm wide); "
@@ -243,7 +246,7 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     """Place the held brick so that its top-face centre ends at `pose` (mm) with yaw `pose.yaw_deg`.
 
     Use placement(...) to compute a pose on studs. Moves above the target, descends vertically,
-    presses onto the studs, releases, retreats and checks that the brick is seated.
+    sets the brick onto the studs, releases, retreats and checks that the brick is seated.
     Raises nothing_held, placement_occupied, unreachable, path_blocked or placement_failed.
     """
     if ctx.held is None or ctx.held_descriptor is None:
@@ -251,18 +254,20 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     held = ctx.held_descriptor
     _check_free(ctx, pose, held)
     grip_depth = ctx.held_grip_depth_mm
-    quat = top_down_quaternion(_gripper_yaw(ctx, pose.yaw_deg))
+    quat = top_down_quaternion(_free_gripper_yaw(ctx, pose, held))
     above = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + APPROACH_HEIGHT_MM)
     near = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + 4.0)
-    seated = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth - PRESS_MM)
+    # Release with the brick's bottom just above the studs below: the fingertips stay clear of those studs and
+    # the brick settles onto them (the clutch seats it, as pressing does on a real build).
+    release = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + RELEASE_ABOVE_MM)
     assert ctx.motion is not None
     # phase: transfer above the target at a safe height, then descend
     ctx.motion.move_to(ctx, _safe_height(ctx, above), quat, speed=0.25, check_collisions=False)
     ctx.motion.move_to(ctx, above, quat, speed=0.25, check_collisions=False)
     ctx.motion.move_to(ctx, near, quat, speed=0.05, check_collisions=False)
-    ctx.motion.move_to(ctx, seated, quat, speed=0.01, check_collisions=False)
-    # phase: release and retreat
-    ctx.backend.set_gripper(closed=False)
+    ctx.motion.move_to(ctx, release, quat, speed=0.01, check_collisions=False)
+    # phase: release (a few mm wider than the brick) and retreat
+    ctx.backend.set_gripper(closed=False, width_m=(held.size[1] * 8.0 - 0.2 + 8.0) / 1000.0)
     _wait_gripper(ctx)
     ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
     # Step aside (to -y, away from the staging area) so the hand no longer hides the brick from the camera.
@@ -308,6 +313,53 @@ def _placement_pose(ctx: SkillContext, support: str, brick: BrickDescriptor, stu
     return placement_pose(sup, brick.size, height, stud_x, stud_y, rotation)
 
 
+@skill("task")
+def place_at(ctx: SkillContext, stud_x: int, stud_y: int, level: int, rotation: int = 0) -> PlaceResult:
+    """Place the held brick on the build area's stud lattice: footprint corner at (stud_x, stud_y), its
+    bottom `level` plates above level 0 (a brick is 3 plates tall), turned `rotation` quarter turns.
+
+    Coordinates count studs along world x and y from the build area's corner given in the task.
+    The studs below must exist (a brick or the ground at level 0), or the brick will not be seated.
+    """
+    if ctx.held is None or ctx.held_descriptor is None:
+        raise NothingHeld("the gripper holds nothing: pick(brick) first")
+    if rotation not in (0, 1, 2, 3):
+        raise InvalidArgument(f"rotation must be 0, 1, 2 or 3 quarter turns, not {rotation}")
+    if not 0 <= level <= 200:
+        raise InvalidArgument(f"level must lie in 0..200 plates, not {level}")
+    held = ctx.held_descriptor
+    pose = ground_placement_pose(ctx.workspace, held.size, held.height if held.height != "unknown" else "brick",
+                                 stud_x, stud_y, rotation)
+    return place(ctx, pose.model_copy(update={"z_mm": round(pose.z_mm + level * PLATE_MM, 3)}))
+
+
+def _free_gripper_yaw(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> float:
+    """Gripper yaw for the placement: for a square brick, the finger axis whose sides are free at the target."""
+    base = _gripper_yaw(ctx, pose.yaw_deg)
+    options = [base, base + math.pi / 2] if held.size[0] == held.size[1] else [base]
+    for yaw in options:
+        if not _finger_blockers(ctx, pose, held, yaw):
+            return yaw
+    return base
+
+
+def _finger_blockers(ctx: SkillContext, pose: Pose, held: BrickDescriptor, gripper_yaw: float) -> list[str]:
+    """Perceived bricks that the finger pads would hit beside the brick at its release height."""
+    travel = np.array([-math.sin(gripper_yaw), math.cos(gripper_yaw)])
+    half_grip = (held.size[1] * 8.0 - 0.2) / 2 if held.size[0] != held.size[1] else (held.size[0] * 8.0 - 0.2) / 2
+    tips_z = pose.z_mm - height_mm(held.height if held.height != "unknown" else "brick") + RELEASE_ABOVE_MM
+    blockers = []
+    for side in (-1.0, 1.0):
+        cx, cy = np.array([pose.x_mm, pose.y_mm]) + side * (half_grip + PAD_THICKNESS_MM / 2) * travel
+        for pid, d in ctx.perceived.descriptors.items():
+            if pid == ctx.held or d.top_z_mm <= tips_z:
+                continue
+            if _rects_overlap((cx, cy), math.degrees(gripper_yaw), (PAD_HALF_WIDTH_MM, PAD_THICKNESS_MM / 2),
+                              (d.x_mm, d.y_mm), d.yaw_deg, (d.size[0] * 4.0 - 0.6, d.size[1] * 4.0 - 0.6)):
+                blockers.append(pid)
+    return blockers
+
+
 def _gripper_yaw(ctx: SkillContext, target_yaw_deg: float) -> float:
     """Gripper yaw turning the held brick from its picked yaw to the target yaw by the shortest way."""
     assert ctx.held_descriptor is not None
@@ -331,23 +383,27 @@ def _check_free(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> None:
 
 
 def _footprints_overlap(pose: Pose, held: BrickDescriptor, other: BrickDescriptor) -> bool:
-    def corners(x: float, y: float, yaw_deg: float, size: tuple[int, int]) -> np.ndarray:
+    """True when two brick footprints (shrunk by 0.4 mm per side) overlap."""
+    return _rects_overlap((pose.x_mm, pose.y_mm), pose.yaw_deg, (held.size[0] * 4.0 - 0.5, held.size[1] * 4.0 - 0.5),
+                          (other.x_mm, other.y_mm), other.yaw_deg, (other.size[0] * 4.0 - 0.5, other.size[1] * 4.0 - 0.5))
+
+
+def _rects_overlap(c1: tuple[float, float], yaw1_deg: float, half1: tuple[float, float],
+                   c2: tuple[float, float], yaw2_deg: float, half2: tuple[float, float]) -> bool:
+    """Separating-axis test of two oriented rectangles (centre, yaw of the first half-extent, half-extents)."""
+    def corners(c: tuple[float, float], yaw_deg: float, half: tuple[float, float]) -> np.ndarray:
         yaw = math.radians(yaw_deg)
         ax = np.array([math.cos(yaw), math.sin(yaw)])
         ay = np.array([-math.sin(yaw), math.cos(yaw)])
-        hx, hy = size[0] * 4.0 - 0.8, size[1] * 4.0 - 0.8
-        return np.array([[x, y] + sx * hx * ax + sy * hy * ay for sx in (-1, 1) for sy in (-1, 1)])
+        return np.array([np.array(c) + sx * half[0] * ax + sy * half[1] * ay for sx in (-1, 1) for sy in (-1, 1)])
 
-    a = corners(pose.x_mm, pose.y_mm, pose.yaw_deg, held.size)
-    b = corners(other.x_mm, other.y_mm, other.yaw_deg, other.size)
-    for poly in (a, b):
-        for i in range(4):
-            for j in range(i + 1, 4):
-                axis = poly[j] - poly[i]
-                normal = np.array([-axis[1], axis[0]])
-                pa, pb = a @ normal, b @ normal
-                if pa.max() < pb.min() or pb.max() < pa.min():
-                    return False
+    a, b = corners(c1, yaw1_deg, half1), corners(c2, yaw2_deg, half2)
+    for yaw in (yaw1_deg, yaw2_deg):
+        for axis in (math.radians(yaw), math.radians(yaw) + math.pi / 2):
+            n = np.array([math.cos(axis), math.sin(axis)])
+            pa, pb = a @ n, b @ n
+            if pa.max() < pb.min() or pb.max() < pa.min():
+                return False
     return True
 
 

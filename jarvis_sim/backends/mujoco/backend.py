@@ -47,6 +47,7 @@ class MujocoSnapshot:
     q_cmd: np.ndarray
     grip_closed: bool
     grip_force: float
+    grip_open_width: float
     close_tcp_z: float | None
     pending: dict[str, float]
     ee_target: tuple[np.ndarray, np.ndarray] | None
@@ -162,6 +163,7 @@ class MujocoBackend(Backend):
         self.q_cmd = HOME_Q.copy()
         self.grip_closed = False
         self.grip_force = DEFAULT_GRIP_FORCE_N
+        self.grip_open_width = 2 * FINGER_MAX_M
         self._apply_grip()
         d.ctrl[self._arm_act] = self.q_cmd
         self.cart.clear()
@@ -267,11 +269,15 @@ class MujocoBackend(Backend):
         """True when the Cartesian set-point has arrived at the target (the arm may still be settling)."""
         return self.cart.arrived()
 
-    def set_gripper(self, closed: bool, force_n: float | None = None) -> None:
-        """Open, or close squeezing with force_n newtons per finger (default 5 N)."""
+    def set_gripper(self, closed: bool, force_n: float | None = None, width_m: float | None = None) -> None:
+        """Open (to width_m, default fully), or close squeezing with force_n newtons per finger (default 5 N)."""
         force = DEFAULT_GRIP_FORCE_N if force_n is None else float(force_n)
         if not (force > 0 and math.isfinite(force)):
             raise BackendError(f"set_gripper: force must be positive, got {force_n!r}")
+        opening = 2 * FINGER_MAX_M if width_m is None else float(width_m)
+        if not (0.0 <= opening <= 2 * FINGER_MAX_M and math.isfinite(opening)):
+            raise BackendError(f"set_gripper: width must lie in [0, {2 * FINGER_MAX_M}] m, got {width_m!r}")
+        self.grip_open_width = opening
         if closed and not self.grip_closed:
             self._close_tcp_z = float(self.kin.fk(self.q_cmd)[0][2])
         if not closed and self.grip_closed:
@@ -285,7 +291,7 @@ class MujocoBackend(Backend):
 
     def _apply_grip(self) -> None:
         m, d = self.model, self.data
-        d.ctrl[self._grip_act] = 0.0 if self.grip_closed else FINGER_MAX_M
+        d.ctrl[self._grip_act] = 0.0 if self.grip_closed else self.grip_open_width / 2
         # The finger coupling splits the actuator force between both fingers.
         m.actuator_forcerange[self._grip_act] = (-2 * self.grip_force, 2 * self.grip_force)
 
@@ -483,6 +489,7 @@ class MujocoBackend(Backend):
             q_cmd=self.q_cmd.copy(),
             grip_closed=self.grip_closed,
             grip_force=self.grip_force,
+            grip_open_width=self.grip_open_width,
             close_tcp_z=self._close_tcp_z,
             pending=dict(self._pending),
             ee_target=None if self.cart.target is None else (self.cart.target[0].copy(), self.cart.target[1].copy()),
@@ -502,6 +509,7 @@ class MujocoBackend(Backend):
         self.q_cmd = snapshot.q_cmd.copy()
         self.grip_closed = snapshot.grip_closed
         self.grip_force = snapshot.grip_force
+        self.grip_open_width = snapshot.grip_open_width
         self._apply_grip()
         self._close_tcp_z = snapshot.close_tcp_z
         self._pending = dict(snapshot.pending)
