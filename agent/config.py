@@ -11,6 +11,19 @@ Library = Literal["task", "generic"]
 ObservationKind = Literal["rgb", "rgbd", "rgbd_3d"]
 
 
+class LLMOptions(BaseModel):
+    """How the llm agent reaches its model (never a key: only the name of the variable holding it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    base_url: str | None = Field(None, description="Endpoint override for the provider (a proxy, a local server).")
+    api_key_env: str | None = Field(None, description="Environment variable with the key, if not the provider's default.")
+    timeout_s: float = Field(120.0, gt=0, description="Per-attempt HTTP timeout, s.")
+    max_attempts: int = Field(5, ge=1, le=20, description="Attempts per model call, retries on 429/5xx/timeouts included.")
+    retry_base_delay_s: float = Field(1.0, ge=0, description="Backoff before the first retry; doubles each time.")
+    cache_dir: str | None = Field(None, description="Content-addressed response cache directory; None: no cache.")
+
+
 class AgentConfig(BaseModel):
     """Which agent runs an episode and how. Unknown keys are errors."""
 
@@ -30,6 +43,7 @@ class AgentConfig(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int = Field(4096, ge=1)
     replay_file: str | None = Field(None, description="For the replay agent: recorded responses (JSONL).")
+    llm: LLMOptions = Field(default_factory=LLMOptions, description="Connection, retry and cache settings of the llm agent.")
 
 
 class Budget(BaseModel):

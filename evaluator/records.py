@@ -62,6 +62,9 @@ class RoundRecord(BaseModel):
     )
     sim_time_s: float | None = Field(default=None, description="Simulated time at the end of this round, s.")
     scores: dict[str, float] = Field(default_factory=dict, description="Scores of the state after this round.")
+    prompt_version: str = Field(
+        "", description="Versions of the prompt templates this round's prompt was rendered from ('' if none)."
+    )
 
 
 class Timings(BaseModel):

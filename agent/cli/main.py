@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "agent.cli.answers",
     "agent.cli.origami",
     "agent.cli.vsp",
+    "agent.cli.experience",
 )
 
 for _name in COMMAND_MODULES:
