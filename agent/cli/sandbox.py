@@ -1,8 +1,7 @@
 """`jarvis sandbox check FILE.py`: run one agent program in the sandbox and print how it ended.
 
-The skills a program may call come from a pluggable method provider. Until the skill registry is
-wired in, the default provider serves a small in-memory DEMO scene (clearly not the simulator):
-`set_method_provider` replaces it.
+The skills a program may call come from a pluggable method provider: by default the skill registry
+bound to a MuJoCo scene of an assembly task (`--task`), exactly as in an episode.
 """
 
 from __future__ import annotations
@@ -16,74 +15,30 @@ from typing import Any, Literal
 import typer
 
 from agent.sandbox import Sandbox, SandboxLimits, SandboxResult
-from skills.errors import SkillError
 
 Library = Literal["task", "generic"]
-MethodProvider = Callable[[Library], Mapping[str, Callable[..., Any]]]
+MethodProvider = Callable[[Library, str], Mapping[str, Callable[..., Any]]]  # (library, task id)
 
 
-class DemoSceneError(SkillError):
-    """A demo skill refused the request (unknown brick, empty gripper...)."""
 
-    kind = "demo_scene_error"
+def scene_methods(library: Library, task_id: str = "") -> Mapping[str, Callable[..., Any]]:
+    """The skills of a library bound to a real MuJoCo scene of a task (default: the first jarvis-mini task)."""
+    from jarvis_sim.backends.base import make_backend
+    from jarvis_sim.tasks.registry import load_task
+    from jarvis_sim.tasks.spec import TaskSpec
+    from jarvis_sim.tasks.suites import load_suite
+    from skills.context import SkillContext
+    from skills.registry import bind
 
-
-class DemoScene:
-    """A toy stand-in for the simulator: three bricks on a table and a gripper that can hold one."""
-
-    def __init__(self) -> None:
-        self.bricks: dict[str, str] = {"b1": "table", "b2": "table", "b3": "table"}
-        self.held: str | None = None
-        self.gripper_xyz = (0.4, 0.0, 0.3)
-        self.gripper_open = True
-
-    # task-oriented library
-    def demo_observe(self) -> dict[str, Any]:
-        """Where every brick is and what the gripper holds."""
-        return {"bricks": dict(self.bricks), "held": self.held}
-
-    def demo_pick(self, brick: str) -> dict[str, Any]:
-        """Pick up a brick lying on the table or on another brick."""
-        if brick not in self.bricks:
-            raise DemoSceneError(f"no brick {brick!r}; bricks: {sorted(self.bricks)}")
-        if self.held is not None:
-            raise DemoSceneError(f"already holding {self.held!r}; place it first")
-        self.held, self.bricks[brick] = brick, "gripper"
-        return {"held": brick}
-
-    def demo_place(self, target: str) -> dict[str, Any]:
-        """Place the held brick on the table ("table") or on another brick."""
-        if self.held is None:
-            raise DemoSceneError("the gripper is empty; pick a brick first")
-        if target != "table" and target not in self.bricks:
-            raise DemoSceneError(f"unknown target {target!r}")
-        brick, self.held = self.held, None
-        self.bricks[brick] = target
-        return {"placed": brick, "on": target}
-
-    # generic low-level library
-    def demo_move_to(self, x: float, y: float, z: float) -> dict[str, Any]:
-        """Move the gripper to (x, y, z) in metres, world frame."""
-        if not (0.0 <= z <= 1.0):
-            raise DemoSceneError(f"z={z} m is outside the reachable 0..1 m")
-        self.gripper_xyz = (x, y, z)
-        return {"position": list(self.gripper_xyz)}
-
-    def demo_set_gripper(self, opened: bool) -> dict[str, Any]:
-        """Open (True) or close (False) the gripper."""
-        self.gripper_open = opened
-        return {"opened": opened}
+    task = load_task(task_id) if task_id else load_suite("jarvis-mini")[0]
+    if not isinstance(task, TaskSpec):
+        raise typer.BadParameter(f"task {task_id} is a question item, not an assembly task")
+    backend = make_backend("mujoco")
+    backend.load(task, seed=0)
+    return bind(library, SkillContext(backend=backend, workspace=task.workspace))
 
 
-def demo_methods(library: Library) -> dict[str, Callable[..., Any]]:
-    """The DEMO method provider: skills over a fresh toy scene, not the simulator."""
-    scene = DemoScene()
-    if library == "task":
-        return {"observe": scene.demo_observe, "pick": scene.demo_pick, "place": scene.demo_place}
-    return {"observe": scene.demo_observe, "move_to": scene.demo_move_to, "set_gripper": scene.demo_set_gripper}
-
-
-_provider: MethodProvider = demo_methods
+_provider: MethodProvider = scene_methods
 
 
 def set_method_provider(provider: MethodProvider) -> None:
@@ -92,10 +47,12 @@ def set_method_provider(provider: MethodProvider) -> None:
     _provider = provider
 
 
-def check_program(code: str, library: Library = "task", limits: SandboxLimits | None = None) -> SandboxResult:
+def check_program(code: str, library: Library = "task", limits: SandboxLimits | None = None,
+                  task_id: str = "") -> SandboxResult:
     """Run one program against the current method provider, cold, as an agent's program would run."""
+    methods = _provider(library, task_id)
     with Sandbox(limits, prestart=False) as sandbox:
-        return sandbox.run(code, _provider(library))
+        return sandbox.run(code, methods)
 
 
 def register(app: typer.Typer) -> None:
@@ -107,13 +64,14 @@ def register(app: typer.Typer) -> None:
     def check(
         file: Path = typer.Argument(..., exists=True, dir_okay=False, help="Python program to run."),
         library: str = typer.Option("task", "--library", help="Skill library: task or generic."),
-        wall_s: float = typer.Option(30.0, "--wall-s", help="Wall-clock limit of the program, seconds."),
+        wall_s: float = typer.Option(120.0, "--wall-s", help="Wall-clock limit of the program, seconds."),
+        task: str = typer.Option("", "--task", help="Assembly task whose scene the skills act on (default: first of jarvis-mini)."),
     ) -> None:
         """Run FILE.py in the sandbox; print {"outcome", "line", "message", "stdout"} as JSON."""
         if library not in ("task", "generic"):
             raise typer.BadParameter(f"--library must be 'task' or 'generic', not {library!r}")
         code = file.read_text(encoding="utf-8", errors="replace")
-        result = check_program(code, library, SandboxLimits(wall_s=wall_s))  # type: ignore[arg-type]
+        result = check_program(code, library, SandboxLimits(wall_s=wall_s), task)  # type: ignore[arg-type]
         print(json.dumps(result.agent_view()))
         if result.outcome != "ok":
             raise typer.Exit(1)

@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from agent.cli import sandbox as sandbox_cli
 from agent.cli.main import app
+from tests.fakes.demo_scene import demo_methods
+
+
+@pytest.fixture(autouse=True)
+def demo_provider() -> Iterator[None]:
+    """These tests run against the in-memory demo scene; one test below uses the real simulator."""
+    sandbox_cli.set_method_provider(demo_methods)
+    yield
+    sandbox_cli.set_method_provider(sandbox_cli.scene_methods)
 
 
 def _check(tmp_path: Path, code: str, *args: str) -> tuple[int, dict[str, object]]:
@@ -38,12 +49,16 @@ def test_generic_library_and_policy_violation(tmp_path: Path) -> None:
 
 
 def test_method_provider_is_pluggable(tmp_path: Path) -> None:
-    def provider(library: str) -> dict[str, object]:
+    def provider(library: str, task_id: str) -> dict[str, object]:
         return {"hello": lambda: f"hello from {library}"}
 
     sandbox_cli.set_method_provider(provider)  # type: ignore[arg-type]
-    try:
-        _, out = _check(tmp_path, "print(hello())\n", "--library", "generic")
-    finally:
-        sandbox_cli.set_method_provider(sandbox_cli.demo_methods)
+    _, out = _check(tmp_path, "print(hello())\n", "--library", "generic")
     assert out["stdout"] == "hello from generic\n"
+
+
+def test_default_provider_runs_real_skills_on_a_simulated_scene(tmp_path: Path) -> None:
+    sandbox_cli.set_method_provider(sandbox_cli.scene_methods)
+    code, out = _check(tmp_path, "bricks = observe()\nprint(len(bricks) > 0, bricks[0].size)\npick('p999')\n")
+    assert code == 1 and out["outcome"] == "skill_error" and out["line"] == 3
+    assert out["stdout"].startswith("True [") and "unknown_brick" in str(out["message"])
