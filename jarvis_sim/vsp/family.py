@@ -266,3 +266,29 @@ FAMILY = register_family(VspFamily())
 def configure(root: str | os.PathLike[str] | None = None, sets: dict[str, Path] | None = None) -> None:
     """Configure the registered VSP family (official root, extra generated sets)."""
     FAMILY.configure(root=root, sets=sets)  # type: ignore[attr-defined]
+
+
+def label_answer(item: QuestionItem) -> str:
+    """The item's stored ground-truth label written as an answer (the official plan for blocks main).
+
+    Maze main items store no plan, so theirs comes from BFS; the rest copy the label as it is.
+    """
+    s, t, a = item.meta["scenario"], item.meta["task"], item.answer
+    if s == "maze":
+        if t == "main":
+            return solve(s, t, a, None)
+        if t == "t1":
+            return "<Output> " + ("Yes" if a["hole"] else "No")
+        if t == "t2":
+            return "<Output> " + ",".join(a["relation"])
+        if t == "t3":
+            return "<Answer> " + a["choice"]
+        return "<Output> " + ("Yes" if a["safe"] else "No")
+    if t == "main":
+        moves = [B.parse_move(x) for x in a["solutions"][0]]
+        return "<Output>\n" + "\n".join(f"{k + 1}. {mv.text()}" for k, mv in enumerate(moves) if mv)
+    if t == "t1":
+        return "<Output> " + a["color"]
+    if t in ("t2", "t3"):
+        return "<Output> " + a["choice"]
+    return "<Output> " + ("Yes" if a["valid"] else "No")

@@ -225,10 +225,7 @@ def _blocks_sub(rng: random.Random, task: str, level: str, d: Path, i: int, exam
             plan, s = [], state
             bad_at = rng.randrange(length) if not valid else -1
             for k in range(length):
-                if k == bad_at:
-                    mv = _invalid_move(rng, s)
-                else:
-                    mv = rng.choice(s.moves())
+                mv = _invalid_move(rng, s) if k == bad_at else rng.choice(s.moves())
                 plan.append(mv)
                 if s.why_invalid(mv) is None:
                     s = s.apply(mv)
