@@ -141,7 +141,7 @@ def _maze_t4(item: QuestionItem, text: str, mode: ScoringMode) -> tuple[bool, bo
         details["paper_counted_correct"] = paper_correct
         # the paper counts a marker-less answer both invalid and (possibly) correct; we count it wrong
         return paper_correct and found, found, 100.0 * (paper_correct and found), details
-    first = window.split()[0] if window.split() else ""
+    first = "".join(ch for ch in (window.split() or [""])[0] if ch.isalpha())
     valid = found and first in ("yes", "no")
     ok = valid and (first == "yes") == gt
     return ok, valid, 100.0 * ok, details
