@@ -1,0 +1,251 @@
+"""The llm and replay agents end to end against the fake OpenAI-compatible and Anthropic servers.
+
+Scripted answers: a correct program (the oracle's, in a ```python block), broken programs (syntax
+error, policy violation, skill error) that reflection repairs, garbage without code, a 429 then
+success, a timeout. Each must give the right record and score, and nothing may crash. Only a few
+tests run a whole build; the rest use programs that fail fast or only observe.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tests.fakes.quiz_family  # noqa: F401  (registers the 'quiz' question family)
+from agent.agents.oracle import oracle_program
+from agent.config import AgentConfig, Budget, LLMOptions
+from agent.episode import EpisodeJob, run_episode
+from evaluator.records import EpisodeRecord
+from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.tasks.spec import TaskSpec
+from jarvis_sim.tasks.suites import load_suite
+from tests.fakes.llm_servers import Fail, FakeAnthropicServer, FakeOpenAIServer, Stall
+
+FAST = LLMOptions(timeout_s=5.0, max_attempts=3, retry_base_delay_s=0.01)
+CHEAP_PROGRAM = "PLAN: look first\n```python\nbricks = observe()\nprint('seen', len(bricks))\n```"
+
+
+@pytest.fixture(autouse=True)
+def api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fake keys: the providers refuse to run without one."""
+    for name in ("OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.setenv(name, "sk-test-llm-agent")
+
+
+@pytest.fixture(scope="module")
+def backend() -> Iterator[Backend]:
+    """One simulator for the module's episodes (each episode reloads its task)."""
+    b = make_backend("mujoco")
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="module")
+def task() -> TaskSpec:
+    """The first jarvis-mini task."""
+    return load_suite("jarvis-mini")[0]
+
+
+class _Runtime:
+    def __init__(self, backend: Backend):
+        self._backend = backend
+
+    def backend(self) -> Backend:
+        return self._backend
+
+
+def openai_model(server: FakeOpenAIServer) -> str:
+    """A model string pointing at the fake OpenAI-compatible server."""
+    return f"openai-compatible:{server.base_url}:fake-vl"
+
+
+def run(task_id: str, agent: AgentConfig, out: Path, backend: Backend | None = None, **budget: Any) -> EpisodeRecord:
+    """One episode through the same path as `jarvis episode` (run_episode)."""
+    job = EpisodeJob(task_id=task_id, agent=agent, budget=Budget(**budget))
+    return run_episode(job, out, _Runtime(backend) if backend is not None else None)
+
+
+def wrap(code: str) -> str:
+    """A model-style answer around a program."""
+    return f"PLAN: build the structure of the manual\n```python\n{code}```\nThis should work."
+
+
+# --- assembly ---------------------------------------------------------------------------------------
+
+def test_reflection_repairs_broken_programs(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """Reflective: syntax error, policy violation, skill error, garbage, then the correct program, then DONE."""
+    program = oracle_program(task)
+    script = [
+        wrap("for i in range(3)\n    pass\n"),
+        wrap("import os\nos.system('true')\n"),
+        wrap("pick('p99')\n"),
+        "I have thought about it and the robot is ready.",
+        wrap(program),
+        "The structure matches the manual.\nDONE",
+    ]
+    with FakeOpenAIServer(script) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
+        rec = run(task.id, cfg, tmp_path, backend)
+        requests = server.requests
+    assert rec.status == "done", rec.error
+    assert [r.outcome for r in rec.rounds[:4]] == ["error", "policy_violation", "skill_error", "no_code"]
+    assert [r.kind for r in rec.rounds] == ["attempt"] + ["reflective_step"] * 4
+    assert "SyntaxError" in rec.rounds[0].feedback and "import" in rec.rounds[1].feedback
+    assert "unknown_brick" in rec.rounds[2].feedback
+    assert rec.rounds[4].code == program and rec.rounds[4].skill_calls
+    assert len(requests) == 6  # the DONE answer is asked for but runs nothing
+    # The repair round saw the previous failure and the memory in its prompt.
+    fifth = rec.rounds[4].prompt_text
+    assert "## Your previous program" in fifth and "pick('p99')" in fifth and "no runnable program" in fifth
+    assert all(r.prompt_version.startswith("assembly_system@") for r in rec.rounds)
+    # Images of every prompt are artifacts of the episode directory.
+    for r in rec.rounds:
+        assert r.prompt_images and all((tmp_path / name).is_file() for name in r.prompt_images)
+    assert rec.tokens.requests == 6 and rec.tokens.input == 6 * 11 and rec.tokens.output == 6 * 7
+    assert rec.scores["soft_score"] > 0 and rec.scores["completion"] > 0
+    assert rec.rounds[4].scores == {k: pytest.approx(v) for k, v in rec.scores.items()}
+    # The recording replays: the same answers, in order.
+    lines = (tmp_path / "llm_responses.jsonl").read_text().splitlines()
+    assert [json.loads(x)["text"] for x in lines] == script
+
+
+@pytest.mark.slow
+def test_correct_program_scores_like_the_oracle(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """Non-reflective through the Anthropic protocol: the oracle's program scores what the oracle scores."""
+    oracle = run(task.id, AgentConfig(name="oracle"), tmp_path / "oracle", backend)
+    with FakeAnthropicServer([wrap(oracle_program(task))]) as server:
+        cfg = AgentConfig(name="llm", model="anthropic:claude-test", llm=FAST.model_copy(update={"base_url": server.base_url}))
+        rec = run(task.id, cfg, tmp_path / "llm", backend)
+        body = server.requests[0].body
+    assert rec.status == "done", rec.error
+    assert len(rec.rounds) == 1 and rec.rounds[0].kind == "attempt"
+    assert rec.scores == pytest.approx(oracle.scores)
+    assert rec.final_state is not None and oracle.final_state is not None
+    # The request carried the manual page and the observation as images, and the API in the system prompt.
+    images = [b for b in body["messages"][0]["content"] if b["type"] == "image"]
+    assert len(images) == len(rec.rounds[0].prompt_images) >= 2
+    system = body["system"] if isinstance(body["system"], str) else body["system"][0]["text"]
+    assert "place_on(support: str" in system
+
+
+def test_garbage_answer_in_one_shot_mode_runs_nothing(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    with FakeOpenAIServer(["Sure! First the robot should look around, then build."]) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="non_reflective", llm=FAST)
+        rec = run(task.id, cfg, tmp_path, backend)
+    assert rec.status == "done"
+    assert len(rec.rounds) == 1 and rec.rounds[0].outcome == "no_code" and rec.rounds[0].code is None
+    assert "no ```python block" in rec.rounds[0].feedback
+    assert rec.scores["completion"] == 0.0
+    assert rec.tokens.requests == 1
+
+
+def test_timeout_fails_the_episode_cleanly(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    with FakeOpenAIServer([Stall(3.0, then=None)]) as server:
+        opts = LLMOptions(timeout_s=0.3, max_attempts=1)
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=opts)
+        rec = run(task.id, cfg, tmp_path, backend)
+    assert rec.status == "failed"
+    assert rec.error is not None and "ProviderTimeoutError" in rec.error
+    assert rec.rounds == [] and rec.final_state is not None and rec.scores["completion"] == 0.0
+
+
+def test_rate_limit_then_success_and_round_budget(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """A 429 is retried inside one request; the closed loop stops at the round budget."""
+    script: list[Any] = [Fail(429, "slow down", {"retry-after": "0"}), CHEAP_PROGRAM, CHEAP_PROGRAM, CHEAP_PROGRAM]
+    with FakeOpenAIServer(script) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
+        rec = run(task.id, cfg, tmp_path, backend, rounds=2)
+        n_http = len(server.requests)
+    assert rec.status == "done", rec.error
+    assert [r.outcome for r in rec.rounds] == ["ok", "ok"]
+    assert "seen 2" in rec.rounds[0].stdout
+    assert n_http == 3 and rec.tokens.requests == 2
+
+
+def test_reflection_rounds_with_experience(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """R1..Rk run after an unsuccessful attempt, in the same scene, with the lessons file in every prompt."""
+    lessons = tmp_path / "lessons.md"
+    lessons.write_text("---\nmodel: test\n---\n- Always observe() before pick().\n")
+    script = [wrap("pick('p99')\n"), CHEAP_PROGRAM, "Nothing more can be done.\nDONE"]
+    with FakeAnthropicServer(script) as server:
+        cfg = AgentConfig(
+            name="llm", model="anthropic:claude-test", mode="reflection_rounds", reflection_rounds=3,
+            experience_file=str(lessons), observation="rgbd_3d", llm=FAST.model_copy(update={"base_url": server.base_url}),
+        )
+        rec = run(task.id, cfg, tmp_path / "ep", backend)
+        n_requests = len(server.requests)
+    assert rec.status == "done", rec.error
+    assert [r.kind for r in rec.rounds] == ["attempt", "reflection"]
+    assert [r.outcome for r in rec.rounds] == ["skill_error", "ok"]
+    assert n_requests == 3  # R2 was asked and answered DONE
+    for r in rec.rounds:
+        assert "Always observe() before pick()." in r.prompt_text
+        assert "Bricks perceived in this view" in r.prompt_text and "| white |" in r.prompt_text
+        assert any(name.endswith("_depth.png") for name in r.prompt_images)
+    assert "R1 of 3" in rec.rounds[1].prompt_text and "not reset" in rec.rounds[1].prompt_text
+
+
+def test_replay_agent_reproduces_a_recording(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    with FakeOpenAIServer([CHEAP_PROGRAM, "DONE"]) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
+        first = run(task.id, cfg, tmp_path / "live", backend)
+    recording = tmp_path / "live" / "llm_responses.jsonl"
+    replayed = run(task.id, AgentConfig(name="replay", mode="reflective", replay_file=str(recording)), tmp_path / "replay", backend)
+    assert replayed.status == "done", replayed.error
+    assert [r.code for r in replayed.rounds] == [r.code for r in first.rounds]
+    assert [r.stdout for r in replayed.rounds] == [r.stdout for r in first.rounds]
+    assert replayed.tokens.cost_usd == 0.0
+
+
+def test_agent_config_errors_are_clear(tmp_path: Path) -> None:
+    from agent.agents import make_agent
+
+    with pytest.raises(ValueError, match="needs a model string"):
+        make_agent(AgentConfig(name="llm"))
+    with pytest.raises(ValueError, match="does not exist"):
+        make_agent(AgentConfig(name="replay", replay_file=str(tmp_path / "none.jsonl")))
+    with pytest.raises(ValueError, match="unknown LLM provider"):
+        make_agent(AgentConfig(name="llm", model="nosuch:model"))
+
+
+# --- question items ---------------------------------------------------------------------------------
+
+def _sum(body: dict[str, Any]) -> str:
+    """Answer the quiz question in the request (the fake reads the prompt like a model would)."""
+    import re
+
+    text = json.dumps(body["messages"])
+    a, b = map(int, re.findall(r"What is (\d+) \+ (\d+)", text)[0])
+    return f"Let me add. Answer: {a + b}"
+
+
+def test_question_items_through_the_llm_agent(tmp_path: Path) -> None:
+    with FakeOpenAIServer([Fail(429, "busy", {"retry-after": "0"}), _sum, "Answer: -1"]) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), llm=FAST)
+        right = run("quiz/3", cfg, tmp_path / "a")
+        wrong = run("quiz/4", cfg, tmp_path / "b")
+        first_body = server.requests[0].body
+    assert right.status == "done" and right.scores["correct"] == 100.0
+    assert right.rounds[0].response.endswith(right.answer or "")
+    assert right.rounds[0].prompt_text.startswith("[system]\nYou are taking a visual reasoning test")
+    assert right.tokens.requests == 1 and right.tokens.input == 11
+    assert wrong.scores["correct"] == 0.0 and wrong.scores["valid"] == 100.0
+    assert first_body["messages"][0]["role"] == "system"
+
+
+def test_question_timeout_becomes_a_failed_record(tmp_path: Path) -> None:
+    with FakeOpenAIServer([Stall(3.0)]) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), llm=LLMOptions(timeout_s=0.3, max_attempts=1))
+        rec = run("quiz/1", cfg, tmp_path)
+    assert rec.status == "failed" and rec.error is not None and "timed out" in rec.error
+
+
+def test_replay_agent_answers_questions_from_jsonl(tmp_path: Path) -> None:
+    recording = tmp_path / "answers.jsonl"
+    recording.write_text(json.dumps({"text": "Answer: 5"}) + "\n")
+    rec = run("quiz/0", AgentConfig(name="replay", replay_file=str(recording)), tmp_path / "ep")
+    assert rec.status == "done" and rec.answer == "Answer: 5" and rec.tokens.cost_usd == 0.0
