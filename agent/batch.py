@@ -11,6 +11,7 @@ import multiprocessing
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -18,7 +19,7 @@ from typing import Literal
 from agent.episode import EpisodeJob
 from agent.run_store import RunConfig, RunDirectory
 from agent.worker import WorkerRuntime, init_process, run_in_process
-from evaluator.records import EpisodeRecord
+from evaluator.records import EpisodeRecord, Timings
 from jarvis_sim.tasks.registry import suite_task_ids
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,20 @@ def pending_jobs(config: RunConfig, run: RunDirectory) -> tuple[list[EpisodeJob]
     return jobs, skipped
 
 
-def _local_results(jobs: list[EpisodeJob], root: Path, workers: int, backend: str) -> Iterator[EpisodeRecord]:
+def lost_record(job: EpisodeJob, reason: str) -> EpisodeRecord:
+    """A failed record for an episode whose worker died before it could report (so it is never lost)."""
+    from agent.episode import now_iso
+
+    return EpisodeRecord(
+        episode_id=job.episode_id, task_id=job.task_id, family=job.task_id.split("/", 1)[0], suite=job.suite,
+        agent=job.agent.model_dump(), seed=job.agent.seed, status="failed", error=reason,
+        timings=Timings(started_at=now_iso(), finished_at=now_iso()),
+    )
+
+
+def _local_results(
+    jobs: list[EpisodeJob], root: Path, workers: int, backend: str, max_attempts: int = 2
+) -> Iterator[EpisodeRecord]:
     if workers <= 0:
         runtime = WorkerRuntime(backend)
         try:
@@ -83,12 +97,38 @@ def _local_results(jobs: list[EpisodeJob], root: Path, workers: int, backend: st
         return
     # spawn: a fresh interpreter per worker; forking a process that holds GL contexts is unsafe.
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init_process, initargs=(backend,)) as pool:
-        pending: set[Future[str]] = {pool.submit(run_in_process, j.to_json_obj(), str(root)) for j in jobs}
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                yield EpisodeRecord.model_validate_json(fut.result())
+    attempts = {j.episode_id: 0 for j in jobs}
+    todo = list(jobs)
+    while todo:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init_process, initargs=(backend,))
+        broken: list[EpisodeJob] = []
+        try:
+            pending: dict[Future[str], EpisodeJob] = {}
+            for j in todo:
+                attempts[j.episode_id] += 1
+                pending[pool.submit(run_in_process, j.to_json_obj(), str(root))] = j
+            todo = []
+            while pending:
+                finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    job = pending.pop(fut)
+                    try:
+                        yield EpisodeRecord.model_validate_json(fut.result())
+                    except BrokenProcessPool:
+                        broken.append(job)
+        finally:
+            # Never wait for queued work on the way out (an error writing results, Ctrl-C).
+            pool.shutdown(wait=True, cancel_futures=True)
+        # A worker died (killed, out of memory): every unfinished job of the broken pool is retried once
+        # on a fresh pool; a job that breaks the pool again is recorded as failed with the reason.
+        for job in broken:
+            if attempts[job.episode_id] >= max_attempts:
+                yield lost_record(job, f"worker process died {attempts[job.episode_id]} time(s) while this "
+                                       "episode was running or queued (killed or out of memory)")
+            else:
+                todo.append(job)
+        if broken:
+            log.warning("a worker process died: %d episode(s) go to a fresh pool", len(todo))
 
 
 def _ray_results(jobs: list[EpisodeJob], root: Path, workers: int, backend: str, address: str | None) -> Iterator[EpisodeRecord]:
@@ -104,11 +144,17 @@ def run_batch(
     executor: Executor = "local",
     ray_address: str | None = None,
     on_record: Callable[[EpisodeRecord, RunProgress], None] | None = None,
+    on_start: Callable[[RunProgress], None] | None = None,
 ) -> tuple[RunDirectory, RunProgress]:
-    """Run (or resume) a batch; returns the run directory and final counters."""
+    """Run (or resume) a batch; returns the run directory and final counters.
+
+    `on_start` sees the counters before the first episode (to draw a progress bar), `on_record` after each.
+    """
     run = RunDirectory.open(out, config)
     jobs, skipped = pending_jobs(config, run)
     progress = RunProgress(total=len(jobs) + skipped, skipped=skipped, started=time.perf_counter())
+    if on_start is not None:
+        on_start(progress)
     if executor == "ray":
         results = _ray_results(jobs, out, workers, config.backend, ray_address)
     else:

@@ -38,25 +38,42 @@ class _SimulatorActor:
 def ray_results(
     jobs: list[EpisodeJob], root: Path, n_actors: int, backend: str, address: str | None
 ) -> Iterator[EpisodeRecord]:
-    """Run jobs on n_actors Ray actors; yield records in completion order."""
+    """Run jobs on n_actors Ray actors; yield records in completion order.
+
+    An actor that dies (its node lost, its process killed) is replaced; the episode it was running is
+    recorded as failed with the reason, never dropped.
+    """
+    from agent.batch import lost_record
+
     ray = _import_ray()
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
     actor_cls = ray.remote(num_cpus=1)(_SimulatorActor)
     actors = [actor_cls.remote(backend) for _ in range(min(n_actors, max(1, len(jobs))))]
     queue = list(reversed(jobs))
-    in_flight: dict[Any, Any] = {}
-    for actor in actors:
+    in_flight: dict[Any, tuple[Any, EpisodeJob]] = {}
+
+    def dispatch(actor: Any) -> None:
         if queue:
-            in_flight[actor.run.remote(queue.pop().to_json_obj(), str(root))] = actor
+            job = queue.pop()
+            in_flight[actor.run.remote(job.to_json_obj(), str(root))] = (actor, job)
+
+    for actor in actors:
+        dispatch(actor)
     try:
         while in_flight:
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             ref = ready[0]
-            actor = in_flight.pop(ref)
-            yield EpisodeRecord.model_validate_json(ray.get(ref))
-            if queue:
-                in_flight[actor.run.remote(queue.pop().to_json_obj(), str(root))] = actor
+            actor, job = in_flight.pop(ref)
+            try:
+                record = EpisodeRecord.model_validate_json(ray.get(ref))
+            except ray.exceptions.RayError as exc:
+                record = lost_record(job, f"Ray actor failed while running this episode: {type(exc).__name__}")
+                actors.remove(actor)
+                actor = actor_cls.remote(backend)
+                actors.append(actor)
+            yield record
+            dispatch(actor)
     finally:
         for actor in actors:
             ray.kill(actor)

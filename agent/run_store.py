@@ -71,18 +71,14 @@ class RunDirectory:
         return self.root / "episodes" / episode_id
 
     def records(self) -> list[EpisodeRecord]:
-        """Every readable record; corrupt lines are logged and skipped, never fatal."""
-        out: list[EpisodeRecord] = []
+        """Every readable record; corrupt lines (bad JSON, bad bytes, a torn write) are logged and skipped."""
         if not self.episodes_path.exists():
-            return out
-        with self.episodes_path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    out.append(EpisodeRecord.model_validate_json(line))
-                except (ValidationError, ValueError) as exc:
-                    log.warning("%s:%d: skipping a corrupt episode line (%s)", self.episodes_path, lineno, str(exc)[:120])
+            return []
+        from evaluator.run_dir import read_episodes
+
+        out, problems = read_episodes(self.episodes_path, strict=False)
+        for problem in problems:
+            log.warning("skipping a corrupt episode line: %s", problem)
         return out
 
     def finished_keys(self) -> set[tuple[str, int]]:
@@ -90,9 +86,14 @@ class RunDirectory:
         return {(r.task_id, r.seed) for r in self.records() if r.status == "done"}
 
     def append(self, record: EpisodeRecord) -> None:
-        """Append one record durably."""
-        line = record.model_dump_json() + "\n"
-        with self.episodes_path.open("a", encoding="utf-8") as fh:
+        """Append one record durably; a torn last line (a killed writer) is closed first so it costs only itself."""
+        line = (record.model_dump_json() + "\n").encode("utf-8")
+        with self.episodes_path.open("a+b") as fh:
+            end = fh.seek(0, os.SEEK_END)
+            if end > 0:
+                fh.seek(end - 1)
+                if fh.read(1) != b"\n":
+                    fh.write(b"\n")
             fh.write(line)
             fh.flush()
             os.fsync(fh.fileno())

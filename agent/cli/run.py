@@ -25,16 +25,24 @@ def run_command(config: RunConfig, out: Path, workers: int, executor: str, addre
     """Run a batch with a progress bar, then write summary.json and report.md; returns the summary."""
     bar: tqdm[Any] | None = None
 
-    def on_record(record: EpisodeRecord, progress: RunProgress) -> None:
+    def on_start(progress: RunProgress) -> None:
+        # tqdm's ETA counts from `initial`, so episodes finished before a resume do not inflate the rate.
         nonlocal bar
-        if bar is None:
-            bar = tqdm(total=progress.total, initial=progress.skipped, unit="ep", dynamic_ncols=True)
-        bar.update(1)
-        bar.set_postfix(done=progress.done, failed=progress.failed, mean=f"{progress.mean_score:.1f}")
+        bar = tqdm(total=progress.total, initial=progress.skipped, unit="ep", dynamic_ncols=True,
+                   desc=config.suite or "tasks")
+        bar.set_postfix(done=progress.done, failed=progress.failed, skipped=progress.skipped)
 
-    run, _progress = run_batch(config, out, workers=workers, executor=executor, ray_address=address, on_record=on_record)  # type: ignore[arg-type]
-    if bar is not None:
-        bar.close()
+    def on_record(record: EpisodeRecord, progress: RunProgress) -> None:
+        assert bar is not None
+        bar.update(1)
+        bar.set_postfix(done=progress.done, failed=progress.failed, mean_score=f"{progress.mean_score:.1f}")
+
+    try:
+        run, _progress = run_batch(config, out, workers=workers, executor=executor,  # type: ignore[arg-type]
+                                   ray_address=address, on_record=on_record, on_start=on_start)
+    finally:
+        if bar is not None:
+            bar.close()
     from agent.reporting import finish_run
 
     return finish_run(run)
@@ -75,9 +83,13 @@ def register(app: typer.Typer) -> None:
             if executor not in ("local", "ray"):
                 raise typer.BadParameter(f"executor must be local or ray, not {executor!r}")
             summary = run_command(cfg, out, workers, executor, address)
-        except (RunDirError, UnknownKeyError, ValueError) as exc:
+        except (RunDirError, UnknownKeyError, ValueError, RuntimeError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
+        except OSError as exc:
+            typer.echo(f"error: cannot write the run directory ({exc}); every episode recorded so far is kept: "
+                       "rerun the same command to resume", err=True)
+            raise typer.Exit(3) from None
         typer.echo(json.dumps({k: summary[k] for k in ("n_episodes", "soft_score") if k in summary}))
         typer.echo(f"report: {out / 'report.md'}")
 
