@@ -23,7 +23,7 @@ from evaluator.records import EpisodeRecord
 from jarvis_sim.backends.base import Backend, make_backend
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.suites import load_suite
-from tests.fakes.llm_servers import Fail, FakeAnthropicServer, FakeOpenAIServer, Stall
+from tests.fakes.llm_servers import Fail, FakeAnthropicServer, FakeOpenAIServer, ScriptItem, Stall
 
 FAST = LLMOptions(timeout_s=5.0, max_attempts=3, retry_base_delay_s=0.01)
 CHEAP_PROGRAM = "PLAN: look first\n```python\nbricks = observe()\nprint('seen', len(bricks))\n```"
@@ -79,7 +79,7 @@ def wrap(code: str) -> str:
 def test_reflection_repairs_broken_programs(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     """Reflective: syntax error, policy violation, skill error, garbage, then the correct program, then DONE."""
     program = oracle_program(task)
-    script = [
+    script: list[ScriptItem] = [
         wrap("for i in range(3)\n    pass\n"),
         wrap("import os\nos.system('true')\n"),
         wrap("pick('p99')\n"),
@@ -170,7 +170,7 @@ def test_reflection_rounds_with_experience(tmp_path: Path, backend: Backend, tas
     """R1..Rk run after an unsuccessful attempt, in the same scene, with the lessons file in every prompt."""
     lessons = tmp_path / "lessons.md"
     lessons.write_text("---\nmodel: test\n---\n- Always observe() before pick().\n")
-    script = [wrap("pick('p99')\n"), CHEAP_PROGRAM, "Nothing more can be done.\nDONE"]
+    script: list[ScriptItem] = [wrap("pick('p99')\n"), CHEAP_PROGRAM, "Nothing more can be done.\nDONE"]
     with FakeAnthropicServer(script) as server:
         cfg = AgentConfig(
             name="llm", model="anthropic:claude-test", mode="reflection_rounds", reflection_rounds=3,

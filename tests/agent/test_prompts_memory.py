@@ -65,7 +65,7 @@ def test_prompt_splits_text_at_image_markers(tmp_path: Path) -> None:
     request = p.request(temperature=0.0, seed=3, max_tokens=100)
     assert request.image_count() == 2 and request.system == "sys"
     missing = Prompt(system="", user=image_marker("gone.png"), versions=[], base_dir=tmp_path)
-    with pytest.raises(ValueError, match="gone.png"):
+    with pytest.raises(ValueError, match=r"gone\.png"):
         missing.parts()
 
 
