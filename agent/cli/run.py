@@ -17,8 +17,12 @@ from jarvis_sim.tasks.registry import UnknownKeyError
 
 
 def agent_config_from_options(**options: Any) -> AgentConfig:
-    """An AgentConfig from CLI options, dropping the ones left unset."""
-    return AgentConfig.model_validate({k: v for k, v in options.items() if v is not None})
+    """An AgentConfig from CLI options, dropping the ones left unset; `llm_*` options fill AgentConfig.llm."""
+    values = {k: v for k, v in options.items() if v is not None}
+    llm = {k.removeprefix("llm_"): values.pop(k) for k in list(values) if k.startswith("llm_")}
+    if llm:
+        values["llm"] = llm
+    return AgentConfig.model_validate(values)
 
 
 def run_command(config: RunConfig, out: Path, workers: int, executor: str, address: str | None) -> dict[str, Any]:
@@ -63,6 +67,11 @@ def register(app: typer.Typer) -> None:
         reflection_rounds: int = typer.Option(None, help="R1..Rk retries after a failed attempt."),
         manual_style: str = typer.Option(None, help="Manual style: booklet, shaded, photo."),
         replay_file: str = typer.Option(None, help="Recorded responses for the replay agent."),
+        observation: str = typer.Option(None, help="What the llm agent sees: rgb | rgbd | rgbd_3d."),
+        experience_file: str = typer.Option(None, help="Lessons file (jarvis experience distill) for the llm agent."),
+        llm_base_url: str = typer.Option(None, help="Endpoint override for the model provider."),
+        llm_timeout_s: float = typer.Option(None, help="Per-attempt timeout of a model call, s."),
+        llm_cache_dir: str = typer.Option(None, help="Response cache directory (same request, same answer)."),
         workers: int = typer.Option(1, help="Worker processes (0: run in this process)."),
         executor: str = typer.Option("local", help="local | ray."),
         address: str = typer.Option(None, help="Ray cluster address (executor ray)."),
@@ -77,6 +86,8 @@ def register(app: typer.Typer) -> None:
                 agent=agent_config_from_options(
                     name=agent, model=model, mode=mode, library=library, seed=seed,
                     reflection_rounds=reflection_rounds, manual_style=manual_style, replay_file=replay_file,
+                    observation=observation, experience_file=experience_file, llm_base_url=llm_base_url,
+                    llm_timeout_s=llm_timeout_s, llm_cache_dir=llm_cache_dir,
                 ),
                 backend=backend,
             )
@@ -102,6 +113,13 @@ def register(app: typer.Typer) -> None:
         library: str = typer.Option(None),
         seed: int = typer.Option(0),
         replay_file: str = typer.Option(None),
+        reflection_rounds: int = typer.Option(None, help="R1..Rk retries after a failed attempt."),
+        manual_style: str = typer.Option(None, help="Manual style: booklet, shaded, photo."),
+        observation: str = typer.Option(None, help="What the llm agent sees: rgb | rgbd | rgbd_3d."),
+        experience_file: str = typer.Option(None, help="Lessons file (jarvis experience distill) for the llm agent."),
+        llm_base_url: str = typer.Option(None, help="Endpoint override for the model provider."),
+        llm_timeout_s: float = typer.Option(None, help="Per-attempt timeout of a model call, s."),
+        llm_cache_dir: str = typer.Option(None, help="Response cache directory (same request, same answer)."),
         out: Path = typer.Option(..., help="Run directory to write the episode into."),
     ) -> None:
         """Run one episode and print its scores."""
@@ -109,7 +127,10 @@ def register(app: typer.Typer) -> None:
             cfg = RunConfig(
                 task_ids=[task],
                 agent=agent_config_from_options(
-                    name=agent, model=model, mode=mode, library=library, seed=seed, replay_file=replay_file
+                    name=agent, model=model, mode=mode, library=library, seed=seed, replay_file=replay_file,
+                    reflection_rounds=reflection_rounds, manual_style=manual_style, observation=observation,
+                    experience_file=experience_file, llm_base_url=llm_base_url, llm_timeout_s=llm_timeout_s,
+                    llm_cache_dir=llm_cache_dir,
                 ),
                 budget=Budget(),
             )
