@@ -27,7 +27,7 @@ from agent.assembly_prompts import AssemblyPrompts, PreviousProgram
 from agent.config import AgentConfig
 from agent.llm.code_extract import extract_code
 from agent.memory import ExecutionMemory
-from agent.observation import SceneView, capture
+from agent.observation import SceneView, capture, captured_images
 from agent.prompts import Prompt
 from evaluator.assembly import score_assembly
 from evaluator.records import RoundRecord
@@ -119,7 +119,10 @@ class ModeRunner:
         last = self.episode.rounds[-1] if self.episode.rounds else None
         # The round's own after-image is the current view: reuse it instead of rendering again.
         rgb = last.observation_images[0] if last is not None and last.observation_images else None
-        return capture(self.episode, self.config.observation, f"{self._views:03d}", rgb_name=rgb)
+        view = capture(self.episode, self.config.observation, f"{self._views:03d}", rgb_name=rgb)
+        if last is not None:
+            view.images.extend(captured_images(self.episode, last.skill_calls))
+        return view
 
     def step(self, kind: str, section: str, previous: PreviousProgram | None, **values: object) -> RoundRecord | None:
         """Prompt, answer, and run the program if there is one; returns the round, or None on DONE."""

@@ -7,10 +7,12 @@ Images are saved as artifacts in the episode directory; their names go into the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from evaluator.records import SkillCallRecord
 from skills.types import BrickDescriptor
 
 if TYPE_CHECKING:
@@ -70,6 +72,25 @@ def capture(episode: AssemblyEpisode, kind: str, tag: str, rgb_name: str | None 
         # The observe() skill's own perception, so the ids shown here are the ones pick() accepts.
         view.descriptors = refresh_perception(episode.ctx)
     return view
+
+
+def captured_images(episode: AssemblyEpisode, calls: list[SkillCallRecord], limit: int = 2) -> list[tuple[str, str]]:
+    """Images a program took with capture_images(), promised to the agent in its next prompt (last `limit`)."""
+    from PIL import Image
+
+    out: list[tuple[str, str]] = []
+    for call in calls:
+        if call.name != "capture_images" or not call.ok or not isinstance(call.result, dict):
+            continue
+        rgb, depth = call.result.get("rgb"), call.result.get("depth")
+        if isinstance(rgb, str) and rgb and (episode.dir / rgb).is_file():
+            out.append((f"Your capture_images() {rgb!r}, colour:", rgb))
+        if isinstance(depth, str) and depth and (episode.dir / depth).is_file():
+            # Stored as 16-bit millimetres (exact, for tools); models get the 8-bit rendering.
+            mm = np.asarray(Image.open(episode.dir / depth), dtype=np.float32)
+            name = save_image(episode, Path(depth).stem + "_view.png", depth_image(mm / 1000.0))
+            out.append((f"Your capture_images() {depth!r}, depth (brighter is nearer):", name))
+    return out[-2 * limit :]
 
 
 def descriptor_table(descriptors: list[BrickDescriptor], limit: int = 60) -> str:

@@ -249,3 +249,19 @@ def test_replay_agent_answers_questions_from_jsonl(tmp_path: Path) -> None:
     recording.write_text(json.dumps({"text": "Answer: 5"}) + "\n")
     rec = run("quiz/0", AgentConfig(name="replay", replay_file=str(recording)), tmp_path / "ep")
     assert rec.status == "done" and rec.answer == "Answer: 5" and rec.tokens.cost_usd == 0.0
+
+
+def test_generic_library_gets_calibration_and_captured_images(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """The generic API's capture_images() output is shown in the next prompt; the camera is calibrated."""
+    program = "```python\nnames = capture_images()\nprint(names['rgb'])\nprint(round(get_ee_pose().z_mm))\n```"
+    with FakeOpenAIServer([program, "DONE"]) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", library="generic", llm=FAST)
+        rec = run(task.id, cfg, tmp_path, backend)
+        second = server.requests[1].body["messages"]
+    assert rec.status == "done", rec.error
+    assert [r.outcome for r in rec.rounds] == ["ok"]
+    assert "World from camera" in rec.rounds[0].prompt_text and "move_ee(" in rec.rounds[0].prompt_text
+    user = second[-1]["content"]
+    texts = " ".join(p["text"] for p in user if p["type"] == "text")
+    assert "Your capture_images()" in texts and "depth (brighter is nearer)" in texts
+    assert sum(p["type"] == "image_url" for p in user) == 4  # manual page, current view, captured RGB and depth
