@@ -7,12 +7,15 @@ back over Ray and the driver writes episodes.jsonl.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from agent.episode import EpisodeJob
 from evaluator.records import EpisodeRecord
+
+FORWARDED_ENV = ("JARVIS_PLUGINS", "MUJOCO_GL", "PYOPENGL_PLATFORM")
 
 
 def _import_ray() -> Any:
@@ -47,7 +50,10 @@ def ray_results(
 
     ray = _import_ray()
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+        # Actors must see the same plug-ins and GL platform as this driver.
+        env = {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ}
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
+                 runtime_env={"env_vars": env} if env else None)
     actor_cls = ray.remote(num_cpus=1)(_SimulatorActor)
     actors = [actor_cls.remote(backend) for _ in range(min(n_actors, max(1, len(jobs))))]
     queue = list(reversed(jobs))
