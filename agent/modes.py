@@ -29,7 +29,6 @@ from agent.llm.code_extract import extract_code
 from agent.memory import ExecutionMemory
 from agent.observation import SceneView, capture, captured_images
 from agent.prompts import Prompt
-from evaluator.assembly import score_assembly
 from evaluator.records import RoundRecord
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
@@ -65,6 +64,8 @@ def says_done(text: str) -> bool:
 
 def build_matches_manual(episode: AssemblyEpisode) -> bool:
     """The harness's success signal: every target brick complete and valid, no initial brick disturbed."""
+    from evaluator.assembly import score_assembly  # scipy: imported when a reflection round needs it
+
     state = episode.rounds[-1].final_state if episode.rounds and episode.rounds[-1].final_state else None
     if state is None:
         state = episode.backend.world_state()
