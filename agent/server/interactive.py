@@ -13,8 +13,10 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import HTTPException
 
@@ -29,6 +31,8 @@ from evaluator.records import EpisodeRecord
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.spec import TaskSpec
 
+T = TypeVar("T")
+
 
 @dataclass
 class Session:
@@ -42,6 +46,14 @@ class Session:
     last_used: float
     assembly: Any = None  # AssemblyEpisode for assembly tasks
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # GL contexts (the simulator's cameras) are bound to the thread that made them current: every call
+    # into an assembly episode runs on the session's own thread, whichever request thread asked.
+    thread: ThreadPoolExecutor | None = None
+
+    def on_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run fn on this session's simulator thread and wait for it."""
+        assert self.thread is not None
+        return self.thread.submit(fn, *args).result()
 
 
 class InteractiveSessions:
@@ -84,9 +96,14 @@ class InteractiveSessions:
             try:
                 from agent.assembly_episode import open_interactive_assembly
 
-                session.assembly, first = open_interactive_assembly(
-                    job, task, self._episode_dir(row.id), self.settings.backend
+                session.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"sim-{row.id[-6:]}")
+                session.assembly, first = session.on_thread(
+                    open_interactive_assembly, job, task, self._episode_dir(row.id), self.settings.backend
                 )
+            except BaseException:
+                if session.thread is not None:
+                    session.thread.shutdown(wait=False)
+                raise
             finally:
                 with self._lock:
                     self._opening -= 1
@@ -131,7 +148,7 @@ class InteractiveSessions:
         if session.assembly is None:
             raise HTTPException(409, f"episode {row.id} is a question item: post an answer")
         with session.lock:
-            result: dict[str, Any] = session.assembly.run_program_public(code)
+            result: dict[str, Any] = session.on_thread(session.assembly.run_program_public, code)
         return result
 
     def finish(self, row: EpisodeRow) -> dict[str, Any]:
@@ -140,7 +157,7 @@ class InteractiveSessions:
         if session.assembly is None:
             raise HTTPException(409, f"episode {row.id} is a question item: post an answer")
         with session.lock:
-            record = session.assembly.finish()
+            record = session.on_thread(session.assembly.finish)
             self._complete(row.id, record)
         return {"id": row.id, "status": record.status, "scores": record.scores}
 
@@ -164,7 +181,11 @@ class InteractiveSessions:
         with self._lock:
             session = self.sessions.pop(episode_id, None)
         if session is not None and session.assembly is not None:
-            session.assembly.close()
+            try:
+                session.on_thread(session.assembly.close)
+            finally:
+                assert session.thread is not None
+                session.thread.shutdown(wait=False)
 
     def expire_idle(self) -> list[str]:
         """Close sessions idle too long; their episodes fail with the reason."""

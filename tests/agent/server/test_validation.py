@@ -1,0 +1,98 @@
+"""Bad input is a 4xx that names the field and why; unknown names list the valid ones; auth and quotas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from agent.server.app import create_app
+from agent.server.settings import ServerSettings, SettingsError
+from tests.agent.server.conftest import make_settings
+
+
+@pytest.fixture
+def api(tmp_path: Path, quiz_plugin: None) -> Any:
+    """An API without workers, a token, and a small quota."""
+    app = create_app(make_settings(tmp_path, workers=0, api_token="s3cret-token", max_concurrent_per_token=3,
+                                   max_runs_per_token=1, inline_agents=("scripted", "random")), start_workers=False)
+    with TestClient(app, headers={"Authorization": "Bearer s3cret-token"}) as c:
+        yield c
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({}, "task_id"),
+        ({"task_id": ""}, "task_id"),
+        ({"task_id": 5}, "task_id"),
+        ({"task_id": "quiz/1", "agent": {"name": "scripted", "seed": "x"}}, "seed"),
+        ({"task_id": "quiz/1", "agent": {"name": "scripted", "mode": "dreamy"}}, "mode"),
+        ({"task_id": "quiz/1", "budget": {"rounds": 0}}, "rounds"),
+        ({"task_id": "quiz/1", "budget": {"wall_s": -1}}, "wall_s"),
+        ({"task_id": "quiz/1", "budget": {"tokens": 5}}, "tokens"),
+        ({"task_id": "quiz/1", "agent": "scripted"}, "agent"),
+    ],
+)
+def test_invalid_episode_bodies_name_the_field(api: TestClient, body: dict[str, Any], field: str) -> None:
+    r = api.post("/v1/episodes", json=body)
+    assert r.status_code == 422, r.text
+    assert field in r.text
+
+
+def test_unknown_names_list_the_valid_ones(api: TestClient) -> None:
+    r = api.post("/v1/episodes", json={"task_id": "quiz/1", "agent": {"name": "scripted", "model": "nope"}})
+    assert r.status_code == 422 and "agent.model" in r.text and "openai" in r.text
+    r = api.post("/v1/episodes", json={"task_id": "quiz/1", "agent": {"name": "scripted", "model": "acme:x"}})
+    assert r.status_code == 422 and "acme" in r.text
+    r = api.post("/v1/episodes", json={"task_id": "quiz/1", "agent": {"name": "oracle"}})
+    assert r.status_code == 422 and "cannot run question items" in r.text and "scripted" in r.text
+    r = api.post("/v1/episodes", json={"task_id": "no-such-family/1"})
+    assert r.status_code == 404 and "quiz" in r.text
+    r = api.post("/v1/runs", json={"suite": "nope", "agent": {"name": "scripted"}})
+    assert r.status_code == 404 and "quiz-mini" in r.text
+    r = api.post("/v1/runs", json={"suite": "quiz-mini", "task_ids": ["quiz/1"]})
+    assert r.status_code == 422 and "suite" in r.text
+    assert api.get("/v1/episodes/nope").status_code == 404
+    assert api.get("/v1/runs/nope").status_code == 404
+    assert api.get("/v1/tasks/quiz/1/images/7.png").status_code == 404
+
+
+def test_auth_and_per_token_limits(api: TestClient) -> None:
+    assert api.get("/v1/suites", headers={"Authorization": ""}).status_code == 401
+    assert api.get("/v1/suites", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert api.get("/healthz", headers={"Authorization": ""}).status_code == 200  # probes need no token
+    codes = [api.post("/v1/episodes", json={"task_id": f"quiz/{k}", "agent": {"name": "sleepy"}}).status_code
+             for k in range(5)]
+    assert codes == [202, 202, 202, 429, 429]
+    assert api.post("/v1/runs", json={"task_ids": ["quiz/1"], "agent": {"name": "sleepy"}}).status_code == 202
+    r = api.post("/v1/runs", json={"task_ids": ["quiz/2"], "agent": {"name": "sleepy"}})
+    assert r.status_code == 429 and "run" in r.text
+
+
+def test_public_bind_needs_a_real_token(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match="JARVIS_API_TOKEN"):
+        ServerSettings(host="0.0.0.0", data_dir=tmp_path, api_token="changeme").check_startable()
+    ServerSettings(host="0.0.0.0", data_dir=tmp_path, api_token="a-long-random-secret").check_startable()
+    with pytest.raises(SettingsError, match="JARVIS_WORKERS"):
+        ServerSettings.from_env({"JARVIS_WORKERS": "-1"})
+
+
+def test_inline_instant_agent_finishes_in_the_request(api: TestClient) -> None:
+    r = api.post("/v1/episodes", json={"task_id": "quiz/7", "agent": {"name": "scripted"}})
+    assert r.status_code == 201 and r.json()["status"] == "done"
+    body = api.get(f"/v1/episodes/{r.json()['id']}").json()
+    assert body["scores"]["soft_score"] == 100.0 and body["links"]["record"]
+    assert api.get(body["links"]["record"]).json()["answer"].startswith("Answer:")
+
+
+def test_openapi_metrics_and_health(api: TestClient) -> None:
+    spec = api.get("/openapi.json").json()
+    assert "/v1/episodes" in spec["paths"] and "/v1/runs/{run_id}/report" in spec["paths"]
+    api.post("/v1/episodes", json={"task_id": "quiz/1", "agent": {"name": "sleepy"}})
+    text = api.get("/metrics").text
+    assert "jarvis_queue_depth 1.0" in text and 'jarvis_episodes{state="queued"} 1.0' in text
+    health = api.get("/healthz").json()
+    assert health["status"] == "ok" and health["queue"] == {"queued": 1}
