@@ -36,13 +36,14 @@ from skills.types import BrickDescriptor, GraspPlan, PickResult, Placement, Plac
 
 APPROACH_HEIGHT_MM = 60.0  # above the highest thing under the gripper
 FINGER_CLEARANCE_MM = 9.0  # finger thickness plus margin on each side of the brick
-FINGER_HALF_WIDTH_MM = 9.0  # half the finger pad's width along the brick
+FINGER_HALF_WIDTH_MM = 4.0  # half the finger pad's width along the brick, with margin
 GRIP_DEPTH_MM = 4.5  # pads centre this far below a brick's top face
 PLATE_GRIP_DEPTH_MM = 1.6
 FINGERTIP_BELOW_TCP_MM = 10.0  # the tool convention of jarvis_sim.backends.base
-TIP_CLEARANCE_MM = 0.6
-RELEASE_ABOVE_MM = 1.9  # release height of the brick's bottom above its seat (studs are 1.7 mm tall)
-PAD_HALF_WIDTH_MM = 9.5  # finger pad, across the finger travel
+TIP_CLEARANCE_MM = 1.0
+GRIP_FORCE_N = 2.0  # per finger: holds a 2x8 brick; harder squeezes twist thin plates out of the fingers
+RELEASE_ABOVE_MM = 0.8  # release with the studs below 0.9 mm inside the brick (they hold it square); tips clear them
+PAD_HALF_WIDTH_MM = 3.5  # finger pad (LEGO fingertips), across the finger travel
 PAD_THICKNESS_MM = 8.0
 SEATED_TOLERANCE_MM = 2.0
 VERIFY_ASIDE_M = 0.15  # how far the hand steps aside before the camera checks a placement
@@ -212,7 +213,7 @@ def pick(ctx: SkillContext, brick: str) -> PickResult:
     # phase: descend (the target brick itself is expected between the fingers)
     ctx.motion.move_to(ctx, at, quat, speed=0.05, check_collisions=False)
     # phase: close (until the fingers stop moving) and verify attachment
-    ctx.backend.set_gripper(closed=True)
+    ctx.backend.set_gripper(closed=True, force_n=GRIP_FORCE_N)
     width = _wait_gripper(ctx)
     short_mm = d.size[1] * 8.0 - 0.2
     if width < short_mm - 2.5:
@@ -408,10 +409,11 @@ def _rects_overlap(c1: tuple[float, float], yaw1_deg: float, half1: tuple[float,
 
 
 def _find_near(ctx: SkillContext, held: BrickDescriptor, pose: Pose) -> BrickDescriptor | None:
-    """After a release: the observed brick of the held colour and size nearest to the target."""
+    """After a release: the observed brick of the held size nearest to the target (colour names can change
+    with the lighting between the staging area and the structure, sizes cannot)."""
     best, best_d = None, 25.0
     for d in refresh_perception(ctx):
-        if d.color != held.color or d.size != held.size:
+        if d.size != held.size:
             continue
         dist = math.hypot(d.x_mm - pose.x_mm, d.y_mm - pose.y_mm)
         if dist < best_d:

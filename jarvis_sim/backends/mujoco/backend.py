@@ -391,7 +391,9 @@ class MujocoBackend(Backend):
         both = touching[0] & touching[1]
         if not both:
             return None
-        return self._brick_ids[min(both)]
+        # Pads wider than a small brick also touch a clutched neighbour: the held one is the loose one.
+        loose = [k for k in both if self._brick_ids[k] in self._eq and not d.eq_active[self._eq[self._brick_ids[k]]]]
+        return self._brick_ids[min(loose or both)]
 
     # --- clutch ----------------------------------------------------------------------------------
     def _welded_group(self, brick: str) -> set[str]:
@@ -416,8 +418,12 @@ class MujocoBackend(Backend):
                 if held is not None and held in self._action and d.eq_active[self._eq[held]]:
                     self._detach(held)
         for b, t_release in list(self._pending.items()):
+            if b == self.held_brick():
+                # Still between the opening fingers: the settling window starts once it is free.
+                self._pending[b] = float(d.time)
+                continue
             age = float(d.time) - t_release
-            if age < _SNAP_DELAY_S or b == self.held_brick():
+            if age < _SNAP_DELAY_S:
                 continue
             if self._try_snap(b) or age > _SNAP_WINDOW_S:
                 del self._pending[b]

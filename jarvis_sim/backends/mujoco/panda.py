@@ -42,6 +42,7 @@ FINGER_MAX_M = 0.04  # each finger travels 0-40 mm: opening 0-80 mm
 TCP_FROM_HAND_M = 0.1034
 TIP_BELOW_TCP_M = 0.010
 DEFAULT_GRIP_FORCE_N = 5.0
+PAD_HALF_WIDTH_M = 0.0035  # LEGO fingertips: 7 mm wide pads
 
 # (name, parent-frame position, parent-frame rpy) of joints 1..7: Franka's URDF.
 _JOINT_ORIGINS: tuple[tuple[tuple[float, float, float], tuple[float, float, float]], ...] = (
@@ -152,9 +153,11 @@ def _add_finger(hand: mujoco.MjsBody, side: Literal["left", "right"]) -> None:
     j.range = [0.0, FINGER_MAX_M]
     j.armature = 0.01
     j.damping = [2.0, 0.0, 0.0]
-    # Upper finger (outside the grasp region) and the pad whose inner face is at the joint position.
+    # Upper finger (outside the grasp region) and the pad whose inner face is at the joint position. The pads
+    # are LEGO fingertips, 7 mm wide (narrower than a 1x1 brick), as LEGO-handling cells mount on the Franka
+    # hand: the stock 19 mm pads overhang small bricks and strike neighbours clutched beside them.
     _box(finger, "", (0.0095, 0.006, 0.012), (0.0, sign * 0.010, 0.012), JOINT_RGBA)
-    pad = _box(finger, f"panda/pad_{side}", (0.0095, 0.004, 0.015), (0.0, sign * 0.004, 0.040), JOINT_RGBA)
+    pad = _box(finger, f"panda/pad_{side}", (PAD_HALF_WIDTH_M, 0.004, 0.015), (0.0, sign * 0.004, 0.040), JOINT_RGBA)
     pad.friction = [1.5, 0.005, 1e-4]
     pad.condim = 4
     pad.solref = [0.004, 1.0]
