@@ -1,4 +1,8 @@
-"""Dependencies injected into routes through Annotated aliases: settings, queue, the caller's token."""
+"""Dependencies injected into routes through Annotated aliases: settings, queue, the caller's token.
+
+They are `async def` on purpose: none of them blocks, and FastAPI runs a plain `def` dependency in its
+threadpool, a thread hop per dependency per request that costs more than the work itself.
+"""
 
 from __future__ import annotations
 
@@ -12,24 +16,24 @@ from agent.server.queue import EpisodeQueue
 from agent.server.settings import ServerSettings
 
 
-def get_settings(request: Request) -> ServerSettings:
+async def get_settings(request: Request) -> ServerSettings:
     """The server's settings."""
     settings: ServerSettings = request.app.state.settings
     return settings
 
 
-def get_queue(request: Request) -> EpisodeQueue:
+async def get_queue(request: Request) -> EpisodeQueue:
     """The episode queue."""
     queue: EpisodeQueue = request.app.state.queue
     return queue
 
 
-def get_state(request: Request) -> Any:
+async def get_state(request: Request) -> Any:
     """The application state (interactive sessions, worker pool)."""
     return request.app.state
 
 
-def token_id(request: Request) -> str:
+async def token_id(request: Request) -> str:
     """Authenticate the caller; returns a stable, non-secret id of its token ('anonymous' without auth)."""
     settings: ServerSettings = request.app.state.settings
     if not settings.api_token:

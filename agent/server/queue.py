@@ -15,7 +15,9 @@ uses FOR UPDATE SKIP LOCKED; quota checks lock the caller's row in `tokens`).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -61,6 +63,10 @@ class EpisodeQueue:
         self.lease_s = lease_s
         self.max_attempts = max_attempts
         self._postgres = engine.dialect.name == "postgresql"
+        # SQLite has one writer at a time and makes the others sleep in its busy handler (1..100 ms steps),
+        # which shows up as long tail latencies under concurrent requests: writers of this process queue
+        # on a lock instead. Other processes (workers) still meet at the database lock.
+        self._write_lock: Any = threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
 
     def session(self) -> Session:
         """A new ORM session."""
@@ -85,7 +91,7 @@ class EpisodeQueue:
 
     def submit(self, rows: Sequence[EpisodeRow], token_id: str | None = None, limit: int | None = None) -> None:
         """Insert episodes (queued or interactive); with a limit, atomically refuse beyond the token's quota."""
-        with self.session() as s, s.begin():
+        with self._write_lock, self.session() as s, s.begin():
             if token_id is not None and limit is not None:
                 self._lock_token(s, token_id)
                 active = int(
@@ -99,7 +105,7 @@ class EpisodeQueue:
 
     def submit_run(self, run: RunRow, rows: Sequence[EpisodeRow], max_runs: int | None = None) -> None:
         """Insert a run and its episodes; with max_runs, atomically refuse beyond the token's unfinished runs."""
-        with self.session() as s, s.begin():
+        with self._write_lock, self.session() as s, s.begin():
             if max_runs is not None:
                 self._lock_token(s, run.token_id)
                 unfinished = int(
@@ -131,7 +137,7 @@ class EpisodeQueue:
             "AND status='queued' "
             "RETURNING id, task_id, run_id, agent, budget, attempts"
         )
-        with self.engine.begin() as conn:
+        with self._write_lock, self.engine.begin() as conn:
             row = conn.execute(sql, {"w": worker_id, "exp": now + self.lease_s, "now": now}).first()
         if row is None:
             return None
@@ -147,7 +153,7 @@ class EpisodeQueue:
             .where(EpisodeRow.id == episode_id, EpisodeRow.lease_owner == worker_id, EpisodeRow.status == "running")
             .values(**values)
         )
-        with self.engine.begin() as conn:
+        with self._write_lock, self.engine.begin() as conn:
             return conn.execute(stmt).rowcount == 1
 
     def complete(
@@ -168,14 +174,14 @@ class EpisodeQueue:
                 lease_expires_at=None,
             )
         )
-        with self.engine.begin() as conn:
+        with self._write_lock, self.engine.begin() as conn:
             return conn.execute(stmt).rowcount == 1
 
     def release(self, worker_ids: Sequence[str]) -> int:
         """Put episodes held by stopping workers back in the queue without charging an attempt (clean shutdown)."""
         if not worker_ids:
             return 0
-        with self.engine.begin() as conn:
+        with self._write_lock, self.engine.begin() as conn:
             n = conn.execute(
                 update(EpisodeRow)
                 .where(EpisodeRow.status == "running", EpisodeRow.lease_owner.in_(list(worker_ids)))
@@ -191,7 +197,7 @@ class EpisodeQueue:
         """
         now = time.time() if now is None else now
         expired = (EpisodeRow.status == "running", EpisodeRow.lease_expires_at < now)
-        with self.engine.begin() as conn:
+        with self._write_lock, self.engine.begin() as conn:
             failed = conn.execute(
                 update(EpisodeRow)
                 .where(*expired, EpisodeRow.attempts >= self.max_attempts)
@@ -224,7 +230,7 @@ class EpisodeQueue:
         """Extend the leases of interactive episodes this server process still holds."""
         if not episode_ids:
             return 0
-        with self.engine.begin() as conn:
+        with self._write_lock, self.engine.begin() as conn:
             return int(
                 conn.execute(
                     update(EpisodeRow)
@@ -237,7 +243,7 @@ class EpisodeQueue:
         self, episode_id: str, status: str, scores: dict[str, float] | None, record_path: str | None, error: str | None
     ) -> bool:
         """Close an interactive episode once; False when it was already closed (a result is never rewritten)."""
-        with self.engine.begin() as conn:
+        with self._write_lock, self.engine.begin() as conn:
             return (
                 conn.execute(
                     update(EpisodeRow)
@@ -255,7 +261,7 @@ class EpisodeQueue:
 
         One conditional UPDATE: an episode that finished in the meantime keeps its result.
         """
-        with self.engine.begin() as conn:
+        with self._write_lock, self.engine.begin() as conn:
             before = conn.execute(select(EpisodeRow.status).where(EpisodeRow.id == episode_id)).scalar()
             if before is None:
                 return None
@@ -309,7 +315,7 @@ class EpisodeQueue:
 
     def claim_report(self, run_id: str) -> bool:
         """Mark a run as reported; True for exactly one caller (the one that then writes the report)."""
-        with self.engine.begin() as conn:
+        with self._write_lock, self.engine.begin() as conn:
             return (
                 conn.execute(update(RunRow).where(RunRow.id == run_id, RunRow.reported.is_(False)).values(reported=True))
                 .rowcount

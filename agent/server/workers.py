@@ -30,6 +30,8 @@ from evaluator.records import EpisodeRecord
 
 log = logging.getLogger(__name__)
 
+MAX_IDLE_S = 0.5  # longest idle wait between claims when no submission wakes the worker
+
 
 def episode_root(data_dir: Path, run_id: str | None) -> Path:
     """The directory whose episodes/<id>/ holds an episode's artifacts and record."""
@@ -119,8 +121,12 @@ def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: st
     return ok
 
 
-def worker_main(worker_id: str, settings_json: str) -> None:
-    """A worker process: claim, run, complete, forever (until terminated)."""
+def worker_main(worker_id: str, settings_json: str, wake: Any = None) -> None:
+    """A worker process: claim, run, complete, forever (until terminated).
+
+    `wake` (a multiprocessing Event set by the API on submission) cuts the idle wait short; without it,
+    or when the hint is missed, the worker still polls with a capped back-off.
+    """
     from agent.worker import WorkerRuntime
 
     settings = ServerSettings.model_validate_json(settings_json)
@@ -131,8 +137,11 @@ def worker_main(worker_id: str, settings_json: str) -> None:
     while True:
         claim = queue.claim(worker_id)
         if claim is None:
-            idle = min(0.2, idle * 2 or 0.005)  # back off while the queue is empty, stay snappy when busy
-            time.sleep(idle)
+            idle = min(MAX_IDLE_S, idle * 2 or 0.005)  # back off while the queue is empty, snappy when busy
+            if wake is None:
+                time.sleep(idle)
+            elif wake.wait(idle):
+                wake.clear()
             continue
         idle = 0.0
         try:
@@ -152,11 +161,17 @@ class WorkerPool:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.respawned = 0
+        self.wake = self.ctx.Event()
+
+    def notify(self) -> None:
+        """Tell idle workers that work was queued (a hint: they poll anyway)."""
+        self.wake.set()
 
     def _spawn(self) -> None:
         worker_id = f"w-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         proc = self.ctx.Process(
-            target=worker_main, args=(worker_id, self.settings.model_dump_json()), name=worker_id, daemon=True
+            target=worker_main, args=(worker_id, self.settings.model_dump_json(), self.wake), name=worker_id,
+            daemon=True,
         )
         proc.start()
         self.procs[worker_id] = proc

@@ -15,9 +15,9 @@ from fastapi.responses import FileResponse, PlainTextResponse
 from agent.episode import new_episode_id
 from agent.run_store import RunConfig, RunDirectory
 from agent.server.db import EpisodeRow, RunRow
-from agent.server.deps import QueueDep, SettingsDep, TokenDep
+from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
 from agent.server.queue import TERMINAL, QuotaExceeded
-from agent.server.routes.episodes import quota_error, validate_agent
+from agent.server.routes.episodes import notify_workers, quota_error, validate_agent
 from agent.server.schemas import RunCreate, RunPublic
 from evaluator.records import EpisodeRecord, Timings
 from jarvis_sim.tasks.registry import family_of_task, load_task, suite_task_ids
@@ -29,7 +29,7 @@ router = APIRouter(prefix="/v1/runs", tags=["runs"])
              responses={404: {"description": "Unknown suite or task (lists valid ones)"},
                         422: {"description": "Invalid body, unknown agent or model"},
                         429: {"description": "Over this token's limit on unfinished runs"}})
-def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, token: TokenDep) -> RunPublic:
+def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: StateDep, token: TokenDep) -> RunPublic:
     """Queue every episode of the run; returns its id and links."""
     validate_agent(body.agent)
     if body.agent.name == "external":
@@ -59,6 +59,7 @@ def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, token: T
         queue.submit_run(run, rows, settings.max_runs_per_token)
     except QuotaExceeded as exc:
         raise quota_error(exc) from None
+    notify_workers(state)
     return _run_public(queue, settings, run_id)
 
 
