@@ -153,3 +153,12 @@ def move_joints(ctx: SkillContext, q_target: np.ndarray, speed_rad_s: float = 1.
         if float(np.max(np.abs(backend.robot_state().joint_positions - q_target))) < tolerance:
             break
         backend.step(1)
+
+
+def leave_park(ctx: SkillContext, tolerance_rad: float = 0.3) -> None:
+    """From the parked configuration, swing back to home in joint space (a Cartesian line from the side of
+    the table passes too close to the robot base to be followed)."""
+    home = np.asarray(ctx.backend.home_q, dtype=float)
+    q = ctx.backend.robot_state().joint_positions
+    if float(np.max(np.abs(q - park_configuration(home)))) < tolerance_rad:
+        move_joints(ctx, home)

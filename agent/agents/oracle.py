@@ -17,16 +17,18 @@ from jarvis_sim.tasks.spec import TaskSpec
 if TYPE_CHECKING:
     from agent.assembly_episode import AssemblyEpisode
 
+MAX_TRIES = 3
+
 PROGRAM_HELPERS = '''\
-def nearest(bricks, color, size, x, y):
-    \"\"\"Id of the observed brick nearest to (x, y) mm: same size within 15 mm first (the colour only breaks
+def nearest(bricks, color, size, x, y, radius=15.0):
+    \"\"\"Id of the observed brick nearest to (x, y) mm: same size within `radius` first (the colour only breaks
     ties, lighting can misname it), then any brick within 6 mm; None when nothing is there.\"\"\"
     best = None
     best_key = None
     for b in bricks:
         d = ((b.x_mm - x) ** 2 + (b.y_mm - y) ** 2) ** 0.5
         same_size = tuple(b.size) == size
-        if (same_size and d < 15.0) or d < 6.0:
+        if (same_size and d < radius) or d < 6.0:
             key = (0 if same_size else 1, 0 if b.color == color else 1, d)
             if best_key is None or key < best_key:
                 best = b
@@ -39,6 +41,44 @@ def fully_seen(bricks, brick_id, size):
     for b in bricks:
         if b.id == brick_id:
             return tuple(b.size) == size and b.visible_fraction > 0.9
+    return False
+
+
+def build(color, size, start, goal, support, offsets, lattice):
+    \"\"\"Pick the brick expected near `start` (mm) and place it: on `support` (colour, size, x, y) at stud
+    `offsets`, or on the `lattice` (x, y, level, rotation) when the support is not fully in view. After a
+    failed attempt the brick is looked for again, near its goal (mm) first, and the attempt repeated.\"\"\"
+    where = start
+    for attempt in range({MAX_TRIES}):
+        bricks = observe()
+        brick = nearest(bricks, color, size, where[0], where[1], 30.0 if attempt else 15.0)
+        if brick is None and where != start:
+            brick = nearest(bricks, color, size, start[0], start[1])
+        if brick is None:
+            print("cannot find the", color, size, "brick")
+            return False
+        sup = None
+        if support is not None:
+            sup = nearest(bricks, support[0], support[1], support[2], support[3])
+            if not fully_seen(bricks, sup, support[1]):
+                sup = None
+        try:
+            pick(brick)
+        except SkillError as e:
+            print("pick failed:", e)
+            where = start
+            continue
+        try:
+            if support is None and lattice[2] == 0:
+                place_on("ground", lattice[0], lattice[1], lattice[3])
+            elif sup is None:
+                place_at(lattice[0], lattice[1], lattice[2], lattice[3])
+            else:
+                place_on(sup, offsets[0], offsets[1], offsets[2])
+            return True
+        except SkillError as e:
+            print("place failed:", e)
+            where = goal
     return False
 '''
 
@@ -55,34 +95,31 @@ def canonical_offsets(brick: LatticeBrick, support: LatticeBrick) -> tuple[int, 
 
 
 def oracle_program(task: TaskSpec) -> str:
-    """The whole-task program: for each manual step, locate each new brick and its support, pick, place."""
+    """The whole-task program: for each manual step, each new brick is located, picked and placed on its
+    support (with retries after a failed attempt, as the skills' error messages advise)."""
     target = task.target_assembly
     origin = task.workspace.lattice_origin
     starts = {a.id: a.start for a in task.action_bricks}
-    lines = [f"# Oracle program for task {task.id} (written from the target: privileged).", PROGRAM_HELPERS]
+    helpers = PROGRAM_HELPERS.replace("{MAX_TRIES}", str(MAX_TRIES))
+    lines = [f"# Oracle program for task {task.id} (written from the target: privileged).", helpers]
     lines.append("go_home()  # park the arm so the camera sees the whole table")
     for step in task.manual_steps:
         lines.append(f"# manual step {step.index + 1}")
         for bid in step.brick_ids:
             b = target[bid]
-            size = _size(b)
             start = starts[bid]
-            lines.append("bricks = observe()")
-            lines.append(f"brick = nearest(bricks, {color(b.color).name!r}, {size}, {start.x * 1000:.2f}, {start.y * 1000:.2f})")
+            (gx, gy, _), _ = brick_pose_in_world(b, origin)
             supports = target.supports(bid)
-            if not supports:
-                lines.append("pick(brick)")
-                lines.append(f"place_on('ground', {b.x}, {b.y}, {b.yaw % 2})")
-                continue
-            s = target[supports[0]]
-            (px, py, _), _ = brick_pose_in_world(s, origin)
-            stud_x, stud_y, rot = canonical_offsets(b, s)
-            lines.append(f"support = nearest(bricks, {color(s.color).name!r}, {_size(s)}, {px * 1000:.2f}, {py * 1000:.2f})")
-            lines.append("pick(brick)")
-            lines.append(f"if not fully_seen(bricks, support, {_size(s)}):  # partly hidden: use lattice coordinates")
-            lines.append(f"    place_at({b.x}, {b.y}, {b.z}, {b.yaw % 2})")
-            lines.append("else:")
-            lines.append(f"    place_on(support, {stud_x}, {stud_y}, {rot})")
+            support, offsets = "None", "None"
+            if supports:
+                s = target[supports[0]]
+                (px, py, _), _ = brick_pose_in_world(s, origin)
+                support = f"({color(s.color).name!r}, {_size(s)}, {px * 1000:.2f}, {py * 1000:.2f})"
+                offsets = str(canonical_offsets(b, s))
+            lines.append(
+                f"build({color(b.color).name!r}, {_size(b)}, ({start.x * 1000:.2f}, {start.y * 1000:.2f}), "
+                f"({gx * 1000:.2f}, {gy * 1000:.2f}), {support}, {offsets}, ({b.x}, {b.y}, {b.z}, {b.yaw % 2}))"
+            )
     lines.append("go_home()")
     return "\n".join(lines) + "\n"
 

@@ -30,7 +30,7 @@ from skills.geometry import (
     snap_to_lattice,
 )
 from skills.library.common import refresh_perception
-from skills.motion import top_down_quaternion
+from skills.motion import leave_park, top_down_quaternion
 from skills.registry import skill
 from skills.types import BrickDescriptor, GraspPlan, PickResult, Placement, PlaceResult, Pose
 
@@ -208,8 +208,7 @@ def pick(ctx: SkillContext, brick: str) -> PickResult:
     # phase: approach, fingers opened only as wide as the grasp needs (neighbours stay clear)
     ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
     _wait_gripper(ctx)
-    ctx.motion.move_to(ctx, _safe_height(ctx, above), quat, speed=0.25)
-    ctx.motion.move_to(ctx, above, quat, speed=0.25)
+    _transfer(ctx, above, quat, check_collisions=True)
     # phase: descend (the target brick itself is expected between the fingers)
     ctx.motion.move_to(ctx, at, quat, speed=0.05, check_collisions=False)
     # phase: close (until the fingers stop moving) and verify attachment
@@ -232,14 +231,28 @@ def pick(ctx: SkillContext, brick: str) -> PickResult:
     return PickResult(brick=brick, grasp=plan, lifted_to_mm=round(float(above[2]) * 1000.0, 1))
 
 
-def _safe_height(ctx: SkillContext, target: np.ndarray) -> np.ndarray:
-    """The target raised to clear everything perceived (structure tops plus the approach height)."""
+def _transit_height(ctx: SkillContext) -> float:
+    """World z (m) at which the TCP crosses the workspace: above everything perceived, held brick included."""
     tops = [d.top_z_mm for d in ctx.perceived.descriptors.values()] or [0.0]
-    out = target.copy()
-    out[2] = max(out[2], (max(tops) + APPROACH_HEIGHT_MM) / 1000.0)
+    held_below = 0.0
+    if ctx.held_descriptor is not None:  # the held brick hangs below the TCP
+        held_below = height_mm(ctx.held_descriptor.height if ctx.held_descriptor.height != "unknown" else "brick")
+    return (max(tops) + APPROACH_HEIGHT_MM + held_below) / 1000.0
+
+
+def _transfer(ctx: SkillContext, target: np.ndarray, quat: np.ndarray, check_collisions: bool) -> None:
+    """Lift vertically to the transit height, cross horizontally, descend vertically to `target`."""
+    assert ctx.motion is not None
+    leave_park(ctx)
     state = ctx.backend.robot_state()
-    out[2] = max(out[2], float(state.ee_position[2]))
-    return out
+    z = max(_transit_height(ctx), float(target[2]), float(state.ee_position[2]))
+    lift = state.ee_position.copy()
+    lift[2] = z
+    ctx.motion.move_to(ctx, lift, state.ee_quaternion, speed=0.2, check_collisions=False)  # straight up: free
+    over = target.copy()
+    over[2] = z
+    ctx.motion.move_to(ctx, over, quat, speed=0.25, check_collisions=check_collisions)
+    ctx.motion.move_to(ctx, target, quat, speed=0.2, check_collisions=check_collisions)
 
 
 @skill("task")
@@ -263,8 +276,7 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     release = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + RELEASE_ABOVE_MM)
     assert ctx.motion is not None
     # phase: transfer above the target at a safe height, then descend
-    ctx.motion.move_to(ctx, _safe_height(ctx, above), quat, speed=0.25, check_collisions=False)
-    ctx.motion.move_to(ctx, above, quat, speed=0.25, check_collisions=False)
+    _transfer(ctx, above, quat, check_collisions=False)
     ctx.motion.move_to(ctx, near, quat, speed=0.05, check_collisions=False)
     ctx.motion.move_to(ctx, release, quat, speed=0.01, check_collisions=False)
     # phase: release (a few mm wider than the brick) and retreat
