@@ -1,0 +1,293 @@
+"""Each skill in the MuJoCo simulator on crafted scenes: success paths and the typed error of each failure."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.lego.assembly import make_brick
+from jarvis_sim.lego.catalog import part
+from jarvis_sim.lego.colors import color
+from jarvis_sim.tasks.spec import ActionBrick, ManualStep, Perturbation, TablePose, TaskSpec, Workspace
+from skills.context import SkillContext
+from skills.errors import (
+    AlreadyHolding,
+    GraspFailed,
+    InvalidArgument,
+    NotGraspable,
+    NothingHeld,
+    PlacementFailed,
+    PlacementOccupied,
+    SkillError,
+    UnknownBrick,
+    Unreachable,
+)
+from skills.registry import bind
+from tests.fakes.lego_tasks import stack_task
+
+pytestmark = pytest.mark.render  # observe() renders the top camera
+
+Skills = dict[str, Callable[..., Any]]
+
+
+class Session:
+    """A loaded scene with both skill libraries bound to one context."""
+
+    def __init__(self, task: TaskSpec):
+        self.task = task
+        self.backend: Backend = make_backend("mujoco")
+        self.backend.load(task, seed=0)
+        self.ctx = SkillContext(backend=self.backend, workspace=task.workspace)
+        self.task_skills: Skills = dict(bind("task", self.ctx))
+        self.generic: Skills = dict(bind("generic", self.ctx))
+
+    def __getitem__(self, name: str) -> Callable[..., Any]:
+        return self.task_skills[name]
+
+    def look(self) -> list[dict[str, Any]]:
+        """Park the arm and observe."""
+        self["go_home"]()
+        out: list[dict[str, Any]] = self["observe"]()
+        return out
+
+    def truth(self, brick_id: str) -> tuple[np.ndarray, list[str]]:
+        """Ground-truth bottom-face centre (mm) and clutch partners of a brick."""
+        b = self.backend.world_state().by_id()[brick_id]
+        return np.asarray(b.position) * 1000.0, list(b.connected_to)
+
+    def seen_as(self, descriptors: list[dict[str, Any]], brick_id: str) -> dict[str, Any]:
+        """The descriptor lying over a ground-truth brick (nearest in the plane, within 3 mm)."""
+        p, _ = self.truth(brick_id)
+        best = min(descriptors, key=lambda d: math.hypot(d["x_mm"] - p[0], d["y_mm"] - p[1]))
+        assert math.hypot(best["x_mm"] - p[0], best["y_mm"] - p[1]) < 3.0, f"{brick_id} not seen"
+        return best
+
+
+@pytest.fixture
+def open_session() -> Iterator[Callable[[TaskSpec], Session]]:
+    opened: list[Session] = []
+
+    def make(task: TaskSpec) -> Session:
+        s = Session(task)
+        opened.append(s)
+        return s
+
+    yield make
+    for s in opened:
+        s.backend.close()
+
+
+def crafted(task_id: str, initial: list[Any], actions: list[ActionBrick], ws: Workspace | None = None) -> TaskSpec:
+    """A one-step task from hand-placed bricks."""
+    return TaskSpec(id=task_id, source_assembly="crafted", initial=initial, action_bricks=actions,
+                    workspace=ws or Workspace(), time_budget_s=60.0,
+                    manual_steps=[ManualStep(index=0, brick_ids=[a.id for a in actions])])
+
+
+def expected_size(part_number: str) -> list[int]:
+    p = part(part_number)
+    return [max(p.width, p.depth), min(p.width, p.depth)]
+
+
+def test_observe_finds_every_brick_with_size_and_colour(open_session: Callable[[TaskSpec], Session]) -> None:
+    s = open_session(stack_task(2, 2, baseplate=True))
+    seen = s.look()
+    assert len(seen) == 4 and len({d["id"] for d in seen}) == 4
+    for b in s.backend.world_state().bricks:
+        d = s.seen_as(seen, b.id)
+        assert d["size"] == expected_size(b.part) and d["color"] == color(b.color).name, (b.id, d)
+        assert d["height"] == "brick" and d["top_z_mm"] == pytest.approx(9.6, abs=0.5)
+        loose = b.id.startswith("a")
+        assert d["in_structure"] is not loose and d["free_to_grasp"] is loose
+    loose_ids = {d["id"] for d in s["find_bricks"](loose_only=True)}
+    assert loose_ids == {s.seen_as(seen, a.id)["id"] for a in s.task.action_bricks}
+    assert [d["id"] for d in s["find_bricks"](color="GREEN", size=(2, 4))] == [s.seen_as(seen, "a00")["id"]]
+    assert s["observe"]() == seen  # nothing moved: the same ids and estimates
+
+
+def test_pick_lifts_and_place_on_seats_on_the_studs(open_session: Callable[[TaskSpec], Session]) -> None:
+    s = open_session(stack_task(2, 1, baseplate=True))
+    seen = s.look()
+    brick, support = s.seen_as(seen, "a00")["id"], s.seen_as(seen, "s001")["id"]
+    picked = s["pick"](brick)
+    assert picked["brick"] == brick and s.backend.held_brick() == "a00"
+    assert s.truth("a00")[0][2] > 40.0  # lifted off the table
+    placed = s["place_on"](support, 0, 0, 0)
+    assert placed["seated"] and placed["error_mm"] < 1.0
+    pos, partners = s.truth("a00")
+    support_pos, _ = s.truth("s001")
+    assert "s001" in partners and s.backend.held_brick() is None
+    assert np.linalg.norm(pos - support_pos - np.array([0.0, 0.0, 9.6])) < 0.5  # square on top of it
+    # The support is now hidden under it; its neighbour s000 (lattice x 0..3) keeps its id and frames the result.
+    neighbour = s.seen_as(s["observe"](), "s000")
+    assert neighbour["id"] == s.seen_as(seen, "s000")["id"]
+    assert s["where_is"](placed["brick"], neighbour["id"]) == {"stud_x": 4, "stud_y": 0, "rotation": 0, "level": 0}
+    assert all(c.ok for c in s.ctx.calls)
+
+
+def test_skill_errors_that_need_no_motion(open_session: Callable[[TaskSpec], Session]) -> None:
+    s = open_session(stack_task(2, 2, baseplate=True))
+    seen = s.look()
+    support = s.seen_as(seen, "s000")["id"]
+    first, second = s.seen_as(seen, "a00")["id"], s.seen_as(seen, "a01")["id"]
+    for call in (lambda: s["place_on"](support, 0, 0, 0), lambda: s["place_at"](0, 0, 3),
+                 lambda: s["place"]({"x_mm": 450, "y_mm": -190, "z_mm": 19.2})):
+        with pytest.raises(NothingHeld):
+            call()
+    with pytest.raises(UnknownBrick, match="p99"):
+        s["pick"]("p99")
+    s["pick"](first)
+    with pytest.raises(AlreadyHolding):
+        s["pick"](second)
+    with pytest.raises(InvalidArgument, match="rotation"):
+        s["place_on"](support, 0, 0, 5)
+    # The target studs are taken by s000 (lattice corner (0, 0), level 0).
+    with pytest.raises(PlacementOccupied, match=support):
+        s["place_at"](0, 0, 0)
+    with pytest.raises(PlacementOccupied):
+        s["place_on"]("ground", 1, 0, 0)
+    # 1.6 m away along x: no arm configuration reaches it; the arm refuses before moving.
+    with pytest.raises(Unreachable):
+        s["place_at"](150, 0, 0)
+    assert s.backend.held_brick() == "a00"  # every refusal kept the brick in the gripper
+    assert [c.error_kind for c in s.ctx.calls if not c.ok] == [
+        "nothing_held", "nothing_held", "nothing_held", "unknown_brick", "already_holding", "invalid_argument",
+        "placement_occupied", "placement_occupied", "unreachable"]
+
+
+def test_a_brick_under_another_brick_is_not_graspable(open_session: Callable[[TaskSpec], Session]) -> None:
+    # The lattice moved into the staging area: a 2x2 sits on a 2x4 there, across its middle.
+    ws = Workspace(lattice_origin=(0.44, 0.26, 0.0))
+    initial = [make_brick("s000", "3001", 1, 0, 0, 0), make_brick("s001", "3003", 14, 1, 0, 3)]
+    task = crafted("under", initial, [ActionBrick(start=TablePose(x=0.40, y=0.34), target=make_brick(
+        "a00", "3001", 4, 0, 0, 6))], ws)
+    s = open_session(task)
+    seen = s.look()
+    under = next(d for d in seen if d["color"] == "blue")
+    assert not under["free_to_grasp"]
+    with pytest.raises(NotGraspable, match="covered"):
+        s["pick"](under["id"])
+    assert s.backend.held_brick() is None
+
+
+def test_a_brick_with_a_neighbour_too_close_is_not_graspable(open_session: Callable[[TaskSpec], Session]) -> None:
+    actions = [ActionBrick(start=TablePose(x=0.45, y=0.24), target=make_brick("a00", "3001", 4, 0, 0, 0)),
+               ActionBrick(start=TablePose(x=0.45, y=0.2565), target=make_brick("a01", "3001", 1, 4, 0, 0))]
+    s = open_session(crafted("neighbour", [], actions))
+    seen = s.look()
+    red = s.seen_as(seen, "a00")
+    with pytest.raises(NotGraspable, match="neighbour"):
+        s["pick"](red["id"])
+    with pytest.raises(NotGraspable):
+        s["grasp_plan"](red["id"])
+
+
+def test_a_placement_off_the_studs_fails_and_names_the_brick_to_pick_again(
+        open_session: Callable[[TaskSpec], Session]) -> None:
+    s = open_session(stack_task(2, 1, baseplate=True))
+    seen = s.look()
+    brick, support = s.seen_as(seen, "a00")["id"], s.seen_as(seen, "s001")["id"]
+    s["pick"](brick)
+    pose = dict(s["placement"](support, brick, 0, 0, 0)["pose"])
+    pose["x_mm"] += 4.0  # half a stud: the brick rests on the stud tops
+    with pytest.raises(PlacementFailed, match="not seated") as info:
+        s["place"](pose)
+    _pos, partners = s.truth("a00")
+    assert not partners and s.backend.held_brick() is None and s.ctx.held is None
+    now = s.ctx.perceived.descriptors
+    renamed = re.search(r"It is now (p\d+)", info.value.message)
+    assert renamed is not None and renamed.group(1) == s.seen_as([d.model_dump() for d in now.values()], "a00")["id"]
+
+
+def test_a_placement_without_studs_below_fails(open_session: Callable[[TaskSpec], Session]) -> None:
+    s = open_session(stack_task(2, 1, baseplate=True))
+    seen = s.look()
+    s["pick"](s.seen_as(seen, "a00")["id"])
+    with pytest.raises(PlacementFailed, match="high"):
+        s["place_at"](0, 10, 6)  # two bricks up, over empty baseplate: it falls
+    assert s.ctx.held is None
+
+
+def test_a_brick_moved_after_observation_fails_the_grasp_then_can_be_picked(
+        open_session: Callable[[TaskSpec], Session]) -> None:
+    s = open_session(stack_task(2, 1, baseplate=True))
+    # After go_home and observe, the brick is pushed 5 cm away: the fingers close on air.
+    s.ctx.perturbations = [Perturbation(kind="displace_brick", after_skill_calls=2, brick_id="a00",
+                                        offset_m=(0.05, 0.0))]
+    seen = s.look()
+    with pytest.raises(GraspFailed, match="observe"):
+        s["pick"](s.seen_as(seen, "a00")["id"])
+    assert s.ctx.held is None and s.backend.held_brick() is None
+    seen = s.look()
+    s["pick"](s.seen_as(seen, "a00")["id"])
+    assert s.backend.held_brick() == "a00"
+
+
+def test_a_brick_dropped_after_the_pick_fails_the_placement(open_session: Callable[[TaskSpec], Session]) -> None:
+    s = open_session(stack_task(2, 1, baseplate=True))
+    s.ctx.perturbations = [Perturbation(kind="drop_held", after_skill_calls=3)]  # right before the place
+    seen = s.look()
+    support = s.seen_as(seen, "s001")["id"]
+    s["pick"](s.seen_as(seen, "a00")["id"])
+    assert s.backend.held_brick() == "a00"
+    with pytest.raises(SkillError) as info:
+        s["place_on"](support, 0, 0, 0)
+    assert info.value.kind in ("grasp_failed", "placement_failed")
+    assert s.ctx.held is None and s.backend.held_brick() is None
+    _pos, partners = s.truth("a00")
+    assert "s001" not in partners
+    seen = s.look()  # the dropped brick is found again and can be picked
+    s["pick"](s.seen_as(seen, "a00")["id"])
+    assert s.backend.held_brick() == "a00"
+
+
+@pytest.mark.xfail(strict=False, reason="place() does not check the grip before the transfer: a brick that slipped "
+                   "after pick() surfaces as placement_failed after the whole motion, and the message names the "
+                   "nearest brick of the same size (here the support in the structure) as the one to pick again")
+def test_a_slipped_brick_is_reported_as_a_grasp_failure(open_session: Callable[[TaskSpec], Session]) -> None:
+    s = open_session(stack_task(2, 1, baseplate=True))
+    s.ctx.perturbations = [Perturbation(kind="drop_held", after_skill_calls=3)]
+    seen = s.look()
+    support = s.seen_as(seen, "s001")["id"]
+    s["pick"](s.seen_as(seen, "a00")["id"])
+    with pytest.raises(GraspFailed) as info:
+        s["place_on"](support, 0, 0, 0)
+    assert support not in info.value.message
+
+
+def test_generic_library_round_trips(open_session: Callable[[TaskSpec], Session]) -> None:
+    s = open_session(stack_task(2, 1, baseplate=True))
+    g = s.generic
+    joints = g["get_joint_state"]()
+    assert len(joints["positions_rad"]) == 7
+    reached = g["move_ee"](450.0, 100.0, 120.0, 30.0)
+    pose = g["get_ee_pose"]()
+    assert reached == pose
+    assert math.hypot(pose["x_mm"] - 450.0, pose["y_mm"] - 100.0) < 1.0 and abs(pose["z_mm"] - 120.0) < 1.0
+    assert min(abs(pose["yaw_deg"] - 30.0) % 180.0, 180.0 - abs(pose["yaw_deg"] - 30.0) % 180.0) < 1.0
+    assert g["open_gripper"]() > 60.0
+    assert g["close_gripper"]() < 2.0  # nothing between the fingers
+    with pytest.raises(InvalidArgument, match="z_mm"):
+        g["move_ee"](450.0, 100.0, -5.0)
+    with pytest.raises(Unreachable):
+        g["move_ee"](1500.0, 0.0, 100.0)
+    after = g["get_ee_pose"]()
+    assert math.hypot(after["x_mm"] - pose["x_mm"], after["y_mm"] - pose["y_mm"]) < 1.0  # refused moves stay put
+    assert g["capture_images"]() == {"rgb": "", "depth": ""}  # no image sink: nothing saved
+    saved: dict[str, np.ndarray] = {}
+
+    def sink(kind: str, image: np.ndarray) -> str:
+        saved[kind] = image
+        return f"{kind}_{len(saved)}.png"
+
+    s.ctx.image_sink = sink
+    assert g["capture_images"]() == {"rgb": "rgb_1.png", "depth": "depth_2.png"}
+    assert saved["rgb"].dtype == np.uint8 and saved["rgb"].shape[2] == 3
+    assert saved["depth"].shape == saved["rgb"].shape[:2] and float(saved["depth"].min()) > 0.0
+    assert g["go_home"]() == "parked"
