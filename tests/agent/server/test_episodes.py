@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 
@@ -86,3 +88,19 @@ def test_metrics_and_health(client: TestClient) -> None:
     assert client.get("/healthz").json()["status"] == "ok"
     text = client.get("/metrics").text
     assert "jarvis_queue_depth" in text and 'jarvis_episodes{state="done"}' in text
+
+
+@pytest.mark.slow
+def test_server_on_postgresql(tmp_path: Path, quiz_plugin: None, postgres_url: str) -> None:
+    from agent.server.app import create_app
+    from tests.agent.server.conftest import make_settings
+
+    with TestClient(create_app(make_settings(tmp_path, db_url=postgres_url))) as client:
+        run_id = client.post("/v1/runs", json={"task_ids": [f"quiz/{k}" for k in range(5)],
+                                               "agent": {"name": "scripted"}}).json()["id"]
+        eid = client.post("/v1/episodes", json={"task_id": "quiz/9", "agent": {"name": "random"}}).json()["id"]
+        assert wait_done(client, eid)["status"] == "done"
+        deadline = time.time() + 60
+        while (body := client.get(f"/v1/runs/{run_id}").json())["status"] != "done" and time.time() < deadline:
+            time.sleep(0.1)
+        assert body["counts"] == {"done": 5} and body["summary"]["n_episodes"] == 5

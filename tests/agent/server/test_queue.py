@@ -13,9 +13,16 @@ from agent.server.db import EpisodeRow, make_engine, migrate
 from agent.server.queue import EpisodeQueue, QuotaExceeded
 
 
-def make_queue(tmp_path: Path, lease_s: float = 30.0, max_attempts: int = 2) -> EpisodeQueue:
-    """A queue over a fresh, migrated SQLite database."""
-    url = f"sqlite:///{tmp_path / 'q.sqlite'}"
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The same tests on SQLite (WAL) and on a real PostgreSQL server (same SQL; skipped if none)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'q.sqlite'}"
+    return str(request.getfixturevalue("postgres_url"))
+
+
+def make_queue(url: str, lease_s: float = 30.0, max_attempts: int = 2) -> EpisodeQueue:
+    """A queue over a fresh database, migrated to head by Alembic."""
     migrate(url)
     return EpisodeQueue(make_engine(url), lease_s, max_attempts)
 
@@ -36,12 +43,12 @@ def _claimer(url: str, worker_id: str, out: multiprocessing.Queue) -> None:  # t
     out.put(got)
 
 
-def test_concurrent_claims_across_processes_take_each_episode_once(tmp_path: Path) -> None:
-    queue = make_queue(tmp_path)
+def test_concurrent_claims_across_processes_take_each_episode_once(db_url: str) -> None:
+    queue = make_queue(db_url)
     queue.submit([row(k) for k in range(150)])
     ctx = multiprocessing.get_context("spawn")
     out: multiprocessing.Queue = ctx.Queue()  # type: ignore[type-arg]
-    url = str(queue.engine.url)
+    url = queue.engine.url.render_as_string(hide_password=False)
     procs = [ctx.Process(target=_claimer, args=(url, f"w{k}", out)) for k in range(3)]
     for p in procs:
         p.start()
@@ -52,8 +59,8 @@ def test_concurrent_claims_across_processes_take_each_episode_once(tmp_path: Pat
     assert queue.counts_by_status() == {"done": 150}
 
 
-def test_claim_order_lease_heartbeat_and_complete_by_holder_only(tmp_path: Path) -> None:
-    queue = make_queue(tmp_path, lease_s=10)
+def test_claim_order_lease_heartbeat_and_complete_by_holder_only(db_url: str) -> None:
+    queue = make_queue(db_url, lease_s=10)
     queue.submit([row(2), row(1)])
     first = queue.claim("a", now=2000.0)
     assert first is not None and first.episode_id == "e00001" and first.attempts == 1  # oldest first
@@ -66,8 +73,8 @@ def test_claim_order_lease_heartbeat_and_complete_by_holder_only(tmp_path: Path)
     assert done is not None and done.status == "done" and done.record_path == "r.json"
 
 
-def test_reaper_requeues_then_fails_with_the_reason(tmp_path: Path) -> None:
-    queue = make_queue(tmp_path, lease_s=5, max_attempts=2)
+def test_reaper_requeues_then_fails_with_the_reason(db_url: str) -> None:
+    queue = make_queue(db_url, lease_s=5, max_attempts=2)
     queue.submit([row(1)])
     assert queue.claim("dead-1", now=100.0) is not None
     assert queue.reap_expired(now=104.0) == (0, 0)  # lease still valid
@@ -82,8 +89,8 @@ def test_reaper_requeues_then_fails_with_the_reason(tmp_path: Path) -> None:
     assert not queue.complete("e00001", "dead-2", "done", {}, None, None)  # a zombie cannot revive it
 
 
-def test_release_on_clean_shutdown_does_not_use_an_attempt(tmp_path: Path) -> None:
-    queue = make_queue(tmp_path)
+def test_release_on_clean_shutdown_does_not_use_an_attempt(db_url: str) -> None:
+    queue = make_queue(db_url)
     queue.submit([row(1), row(2)])
     assert queue.claim("w1") is not None
     assert queue.release(["w1", "w-other"]) == 1
@@ -91,8 +98,8 @@ def test_release_on_clean_shutdown_does_not_use_an_attempt(tmp_path: Path) -> No
     assert back is not None and back.status == "queued" and back.attempts == 0 and back.lease_owner is None
 
 
-def test_cancel_is_conditional(tmp_path: Path) -> None:
-    queue = make_queue(tmp_path)
+def test_cancel_is_conditional(db_url: str) -> None:
+    queue = make_queue(db_url)
     queue.submit([row(1), row(2)])
     claim = queue.claim("w1")
     assert claim is not None and queue.complete(claim.episode_id, "w1", "done", {"soft_score": 9.0}, None, None)
@@ -106,8 +113,8 @@ def test_cancel_is_conditional(tmp_path: Path) -> None:
     assert queue.cancel("nope") is None
 
 
-def test_quota_is_atomic_under_concurrent_submissions(tmp_path: Path) -> None:
-    queue = make_queue(tmp_path)
+def test_quota_is_atomic_under_concurrent_submissions(db_url: str) -> None:
+    queue = make_queue(db_url)
     accepted, refused = [], []
     barrier = threading.Barrier(12)
 
@@ -130,8 +137,8 @@ def test_quota_is_atomic_under_concurrent_submissions(tmp_path: Path) -> None:
         queue.submit([row(100)], "t1", limit=5)
 
 
-def test_interactive_lease_renewed_while_held_failed_when_lost(tmp_path: Path) -> None:
-    queue = make_queue(tmp_path, lease_s=1.0)
+def test_interactive_lease_renewed_while_held_failed_when_lost(db_url: str) -> None:
+    queue = make_queue(db_url, lease_s=1.0)
     a, b = row(1, "interactive"), row(2, "interactive")
     a.lease_expires_at = b.lease_expires_at = time.time() + 1.0
     queue.submit([a, b])
