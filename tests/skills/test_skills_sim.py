@@ -131,6 +131,19 @@ def test_pick_lifts_and_place_on_seats_on_the_studs(open_session: Callable[[Task
     assert all(c.ok for c in s.ctx.calls)
 
 
+@pytest.mark.xfail(strict=False, reason="placement physics: a 2x4 bridging two 2x4 supports at their seam (the "
+                   "running-bond target of stack_task(2, 1)) stays on the stud tops, 0.5 mm off and 1.3 mm high, "
+                   "and place_at raises placement_failed; a placement on one support seats")
+def test_place_at_bridging_two_supports_seats(open_session: Callable[[TaskSpec], Session]) -> None:
+    s = open_session(stack_task(2, 1, baseplate=True))
+    seen = s.look()
+    target = s.task.action_bricks[0].target
+    s["pick"](s.seen_as(seen, "a00")["id"])
+    s["place_at"](target.x, target.y, target.z, target.yaw % 2)
+    _pos, partners = s.truth("a00")
+    assert {"s000", "s001"} <= set(partners)
+
+
 def test_skill_errors_that_need_no_motion(open_session: Callable[[TaskSpec], Session]) -> None:
     s = open_session(stack_task(2, 2, baseplate=True))
     seen = s.look()
