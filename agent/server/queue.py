@@ -322,6 +322,16 @@ class EpisodeQueue:
                 == 1
             )
 
+    def duration_totals(self) -> tuple[int, float]:
+        """Count and total seconds of every finished (done or failed) episode that ran on a worker or inline."""
+        with self.session() as s:
+            n, total = s.execute(
+                select(func.count(), func.coalesce(func.sum(EpisodeRow.finished_at - EpisodeRow.started_at), 0.0))
+                .where(EpisodeRow.status.in_(("done", "failed")), EpisodeRow.started_at.is_not(None),
+                       EpisodeRow.finished_at.is_not(None))
+            ).one()
+        return int(n), float(total or 0.0)
+
     def recent_durations(self, limit: int = 500) -> list[float]:
         """Durations (s) of the most recently finished episodes, for metrics."""
         with self.session() as s:

@@ -147,3 +147,32 @@ def test_ray_executor_on_a_local_ray_instance(tmp_path: Path, plugins: None) -> 
     assert progress.done == 6 and progress.failed == 0
     assert sorted(r.task_id for r in run.records()) == [f"quiz/{k}" for k in range(6)]
     assert finish_run(run)["n_episodes"] == 6
+
+
+@pytest.mark.slow
+@pytest.mark.render
+def test_failing_artifact_write_fails_the_episode_with_the_reason_then_resume_redoes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent.assembly_episode import AssemblyEpisode
+    from jarvis_sim.tasks.registry import suite_task_ids
+
+    task_id = suite_task_ids("jarvis-mini")[0]
+    config = RunConfig(task_ids=[task_id], agent=AgentConfig(name="oracle"))
+    out = tmp_path / "run"
+
+    def disk_full(self: AssemblyEpisode, kind: str, image: Any) -> str:
+        raise OSError(errno.ENOSPC, "No space left on device", f"obs_{kind}.png")
+
+    monkeypatch.setattr(AssemblyEpisode, "_save_image", disk_full)
+    _run, progress = run_batch(config, out, workers=0)
+    (failed,) = RunDirectory(out).records()
+    assert progress.failed == 1 and failed.status == "failed" and "No space left" in (failed.error or "")
+    monkeypatch.undo()
+    _run, progress = run_batch(config, out, workers=0)
+    assert progress.done == 1 and progress.skipped == 0  # the failed episode is retried on resume
+    records = RunDirectory(out).records()
+    assert [r.status for r in records] == ["failed", "done"]  # the first line was kept, not rewritten
+    from agent.reporting import finish_run
+
+    assert finish_run(RunDirectory(out))["n_episodes"] == 1  # one per task in the report

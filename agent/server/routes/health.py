@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import statistics
+from collections.abc import Iterator
+from typing import Any
 
 from fastapi import APIRouter, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -27,12 +28,13 @@ def healthz(queue: QueueDep, state: StateDep) -> dict[str, object]:
 
 
 class _QueueCollector:
-    """Reads the queue at scrape time, so every process reports the same numbers."""
+    """Reads the queue at scrape time, so every API process behind a load balancer reports the same numbers."""
 
-    def __init__(self, queue: EpisodeQueue):
-        self.queue = queue
+    def __init__(self, queue: EpisodeQueue, state: Any):
+        self.queue, self.state = queue, state
 
-    def collect(self):  # type: ignore[no-untyped-def]
+    def collect(self) -> Iterator[Any]:
+        """The metric families of one scrape."""
         counts = self.queue.counts_by_status()
         depth = GaugeMetricFamily("jarvis_queue_depth", "Episodes waiting for a worker")
         depth.add_metric([], counts.get("queued", 0))
@@ -41,19 +43,30 @@ class _QueueCollector:
         for st in ("queued", "running", "interactive", "done", "failed", "cancelled"):
             by_state.add_metric([st], counts.get(st, 0))
         yield by_state
-        durations = self.queue.recent_durations()
-        summary = SummaryMetricFamily("jarvis_episode_duration_seconds", "Durations of recent finished episodes")
-        summary.add_metric([], count_value=len(durations), sum_value=sum(durations))
+        n, total = self.queue.duration_totals()
+        summary = SummaryMetricFamily("jarvis_episode_duration_seconds",
+                                      "Wall time of finished episodes, claim to result (all time)")
+        summary.add_metric([], count_value=n, sum_value=total)
         yield summary
-        if durations:
-            med = GaugeMetricFamily("jarvis_episode_duration_median_seconds", "Median of recent episode durations")
-            med.add_metric([], statistics.median(durations))
-            yield med
+        recent = sorted(self.queue.recent_durations())
+        if recent:
+            q = GaugeMetricFamily("jarvis_episode_duration_recent_seconds",
+                                  "Quantiles of the last 500 finished episodes' durations", labels=["quantile"])
+            for level in (0.5, 0.9, 0.99):
+                q.add_metric([str(level)], recent[min(len(recent) - 1, int(level * len(recent)))])
+            yield q
+        pool = getattr(self.state, "pool", None)
+        workers = GaugeMetricFamily("jarvis_workers_alive", "Episode worker processes alive in this server")
+        workers.add_metric([], pool.describe()["alive"] if pool is not None else 0)
+        yield workers
+        sims = GaugeMetricFamily("jarvis_interactive_simulators", "Simulators held by interactive episodes")
+        sims.add_metric([], self.state.interactive.simulators_in_use())
+        yield sims
 
 
 @router.get("/metrics")
-def metrics(queue: QueueDep) -> Response:
-    """Prometheus text exposition: queue depth, episodes by state, durations."""
+def metrics(queue: QueueDep, state: StateDep) -> Response:
+    """Prometheus text exposition: queue depth, episodes by state, durations, workers."""
     registry = CollectorRegistry()
-    registry.register(_QueueCollector(queue))  # type: ignore[arg-type]
+    registry.register(_QueueCollector(queue, state))  # type: ignore[arg-type]
     return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)

@@ -60,12 +60,12 @@ def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: S
     except QuotaExceeded as exc:
         raise quota_error(exc) from None
     notify_workers(state)
-    return _run_public(queue, settings, run_id)
+    return _run_public(queue, settings, run_id, token)
 
 
-def _run_public(queue: Any, settings: Any, run_id: str) -> RunPublic:
+def _run_public(queue: Any, settings: Any, run_id: str, token: str = "anonymous") -> RunPublic:
     run = queue.get_run(run_id)
-    if run is None:
+    if run is None or (run.token_id != token and token != "anonymous"):
         raise HTTPException(404, f"no run {run_id!r}")
     counts = queue.run_counts(run_id)
     finished = sum(counts.get(s, 0) for s in TERMINAL)
@@ -128,24 +128,25 @@ def _iso(t: float | None) -> str:
 
 
 @router.get("/{run_id}", response_model=RunPublic)
-def get_run(run_id: str, queue: QueueDep, settings: SettingsDep, _token: TokenDep) -> RunPublic:
+def get_run(run_id: str, queue: QueueDep, settings: SettingsDep, token: TokenDep) -> RunPublic:
     """Progress, and the summary once every episode has finished."""
-    return _run_public(queue, settings, run_id)
+    return _run_public(queue, settings, run_id, token)
 
 
 @router.get("/{run_id}/report", response_class=PlainTextResponse)
-def get_report(run_id: str, queue: QueueDep, settings: SettingsDep, _token: TokenDep) -> str:
+def get_report(run_id: str, queue: QueueDep, settings: SettingsDep, token: TokenDep) -> str:
     """The run's report.md (tables); plots by /v1/runs/{id}/files/<name>.png."""
-    public = _run_public(queue, settings, run_id)
+    public = _run_public(queue, settings, run_id, token)
     if public.status != "done":
         raise HTTPException(409, f"run {run_id} is still running ({public.counts})")
     return (settings.data_dir / "runs" / run_id / "report.md").read_text(encoding="utf-8")
 
 
 @router.get("/{run_id}/files/{name}")
-def get_run_file(run_id: str, name: str, queue: QueueDep, settings: SettingsDep, _token: TokenDep) -> FileResponse:
+def get_run_file(run_id: str, name: str, queue: QueueDep, settings: SettingsDep, token: TokenDep) -> FileResponse:
     """A file at the top of the run directory (summary.json, report.md, plots)."""
-    if queue.get_run(run_id) is None:
+    run = queue.get_run(run_id)
+    if run is None or (run.token_id != token and token != "anonymous"):
         raise HTTPException(404, f"no run {run_id!r}")
     root = (settings.data_dir / "runs" / run_id).resolve()
     target = (root / name).resolve()

@@ -94,5 +94,25 @@ def test_openapi_metrics_and_health(api: TestClient) -> None:
     api.post("/v1/episodes", json={"task_id": "quiz/1", "agent": {"name": "sleepy"}})
     text = api.get("/metrics").text
     assert "jarvis_queue_depth 1.0" in text and 'jarvis_episodes{state="queued"} 1.0' in text
+    assert "jarvis_episode_duration_seconds_count 0.0" in text and "jarvis_workers_alive 0.0" in text
+    assert "jarvis_interactive_simulators 0.0" in text
+    api.post("/v1/episodes", json={"task_id": "quiz/2", "agent": {"name": "scripted"}})  # inline, finished
+    text = api.get("/metrics").text
+    assert "jarvis_episode_duration_seconds_count 1.0" in text
+    assert 'jarvis_episode_duration_recent_seconds{quantile="0.99"}' in text
     health = api.get("/healthz").json()
-    assert health["status"] == "ok" and health["queue"] == {"queued": 1}
+    assert health["status"] == "ok" and health["queue"] == {"queued": 1, "done": 1}
+
+
+def test_runs_are_private_to_their_token(tmp_path: Path, quiz_plugin: None) -> None:
+    app = create_app(make_settings(tmp_path, workers=0, api_token="token-one-xxxxxxxx,token-two-yyyyyyyy"),
+                     start_workers=False)
+    with TestClient(app) as c:
+        one = {"Authorization": "Bearer token-one-xxxxxxxx"}
+        two = {"Authorization": "Bearer token-two-yyyyyyyy"}
+        run_id = c.post("/v1/runs", json={"task_ids": ["quiz/1"], "agent": {"name": "sleepy"}}, headers=one).json()["id"]
+        assert c.get(f"/v1/runs/{run_id}", headers=one).status_code == 200
+        assert c.get(f"/v1/runs/{run_id}", headers=two).status_code == 404
+        eid = c.post("/v1/episodes", json={"task_id": "quiz/1", "agent": {"name": "sleepy"}}, headers=one).json()["id"]
+        assert c.get(f"/v1/episodes/{eid}", headers=two).status_code == 404
+        assert c.delete(f"/v1/episodes/{eid}", headers=two).status_code == 404
