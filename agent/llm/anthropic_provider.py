@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.llm.credentials import ApiKey, read_api_key
 from agent.llm.messages import ChatRequest, ImagePart, TextPart, Usage
-from agent.llm.provider import ChatProvider, Completion, ModelSpec, ProviderSettings, map_sdk_error
+from agent.llm.provider import Completion, SdkChatProvider, map_sdk_error
 from agent.llm.registry import register_provider
 
 
@@ -31,34 +30,15 @@ def to_anthropic_messages(request: ChatRequest) -> list[dict[str, Any]]:
 
 
 @register_provider("anthropic")
-class AnthropicProvider(ChatProvider):
+class AnthropicProvider(SdkChatProvider):
     """Claude models through the Messages API."""
 
     default_key_env = "ANTHROPIC_API_KEY"
 
-    def __init__(self, spec: ModelSpec, settings: ProviderSettings):
-        super().__init__(spec, settings)
-        self._client: Any = None
-        self._key: ApiKey | None = None
+    def _new_client(self, **options: Any) -> Any:
+        import anthropic  # lazy: the SDK costs a noticeable import time
 
-    def key_env(self) -> str | None:
-        """The environment variable holding the key."""
-        return self.settings.api_key_env or self.default_key_env
-
-    def _sdk_client(self) -> Any:
-        if self._client is None:
-            import anthropic  # lazy: the SDK costs a noticeable import time
-
-            env = self.key_env()
-            assert env is not None
-            self._key = read_api_key(env, required=True)
-            self._client = anthropic.Anthropic(
-                api_key=self._key.reveal(),
-                base_url=self.endpoint,
-                timeout=self.settings.timeout_s,
-                max_retries=0,  # agent.llm.retry is the only retry policy
-            )
-        return self._client
+        return anthropic.Anthropic(**options)
 
     def complete(self, request: ChatRequest) -> Completion:
         """One messages.create call."""

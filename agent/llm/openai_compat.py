@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from agent.llm.credentials import ApiKey, read_api_key
 from agent.llm.errors import ModelStringError
 from agent.llm.messages import ChatRequest, ImagePart, TextPart, Usage
-from agent.llm.provider import ChatProvider, Completion, ModelSpec, ProviderSettings, map_sdk_error
+from agent.llm.provider import Completion, ModelSpec, SdkChatProvider, map_sdk_error
 from agent.llm.registry import register_provider
 
 # scheme://host[:port][/path] then ':' then the model; hosts may be bracketed IPv6 literals, paths
@@ -45,7 +44,7 @@ def to_openai_messages(request: ChatRequest) -> list[dict[str, Any]]:
 
 
 @register_provider("openai")
-class OpenAIProvider(ChatProvider):
+class OpenAIProvider(SdkChatProvider):
     """OpenAI's API at its default endpoint; the key comes from OPENAI_API_KEY."""
 
     default_key_env: ClassVar[str] = "OPENAI_API_KEY"
@@ -53,34 +52,15 @@ class OpenAIProvider(ChatProvider):
     key_required: ClassVar[bool] = True
     token_limit_param: ClassVar[str] = "max_completion_tokens"
 
-    def __init__(self, spec: ModelSpec, settings: ProviderSettings):
-        super().__init__(spec, settings)
-        self._client: Any = None
-        self._key: ApiKey | None = None
-
     @property
     def endpoint(self) -> str | None:
         """Settings override, then the model string's URL, then the provider's default."""
         return self.settings.base_url or self.spec.base_url or self.default_base_url
 
-    def key_env(self) -> str | None:
-        """The environment variable holding the key."""
-        return self.settings.api_key_env or self.default_key_env
+    def _new_client(self, **options: Any) -> Any:
+        import openai  # lazy: the SDK costs a noticeable import time
 
-    def _sdk_client(self) -> Any:
-        if self._client is None:
-            import openai  # lazy: the SDK costs a noticeable import time
-
-            env = self.key_env()
-            assert env is not None
-            self._key = read_api_key(env, required=self.key_required)
-            self._client = openai.OpenAI(
-                api_key=self._key.reveal(),
-                base_url=self.endpoint,
-                timeout=self.settings.timeout_s,
-                max_retries=0,  # agent.llm.retry is the only retry policy
-            )
-        return self._client
+        return openai.OpenAI(**options)
 
     def complete(self, request: ChatRequest) -> Completion:
         """One chat.completions call."""

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.llm.credentials import ApiKey
+from agent.llm.credentials import ApiKey, read_api_key
 from agent.llm.errors import (
     ModelStringError,
     ProviderError,
@@ -119,6 +119,37 @@ class ChatProvider(ABC):
     def __reduce__(self) -> NoReturn:
         # Providers hold SDK clients that hold keys: they stay in the process that made them.
         raise TypeError(f"{type(self).__name__} cannot be pickled; build a new provider from the model string")
+
+
+class SdkChatProvider(ChatProvider):
+    """A provider whose vendor SDK client (openai, anthropic) is built on first use with the key read then."""
+
+    default_key_env: ClassVar[str] = ""
+    key_required: ClassVar[bool] = True
+
+    def __init__(self, spec: ModelSpec, settings: ProviderSettings):
+        super().__init__(spec, settings)
+        self._client: Any = None
+        self._key: ApiKey | None = None
+
+    def key_env(self) -> str:
+        """The environment variable holding the key."""
+        return self.settings.api_key_env or self.default_key_env
+
+    @abstractmethod
+    def _new_client(self, **options: Any) -> Any:
+        """The vendor SDK's client made with these constructor options (import the SDK here: it is slow)."""
+
+    def _sdk_client(self) -> Any:
+        if self._client is None:
+            self._key = read_api_key(self.key_env(), required=self.key_required)
+            self._client = self._new_client(
+                api_key=self._key.reveal(),
+                base_url=self.endpoint,
+                timeout=self.settings.timeout_s,
+                max_retries=0,  # agent.llm.retry is the only retry policy
+            )
+        return self._client
 
 
 def retry_after_seconds(headers: Any) -> float | None:
