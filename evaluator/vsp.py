@@ -76,12 +76,19 @@ def _maze_main(item: QuestionItem, text: str, mode: ScoringMode) -> tuple[bool, 
     return ok, True, 100.0 * ok, details
 
 
-def _yes_no_t1(item: QuestionItem, text: str, mode: ScoringMode) -> tuple[bool, bool, float, dict[str, Any]]:
+def _yes_no(
+    item: QuestionItem, text: str, mode: ScoringMode, truth_key: str, strip: str
+) -> tuple[bool, bool, float, dict[str, Any]]:
+    """A yes/no answer after <Output>; `strip` is the official script's character set for this task."""
     seg, found = _after(text, "<Output>")
-    ans = _strip_chars(seg, "\"'\n.()").lower()
+    ans = _strip_chars(seg, strip).lower()
     valid = ans in ("yes", "no") and (found or mode == "official")
-    ok = valid and (ans == "yes") == item.answer["hole"]
+    ok = valid and (ans == "yes") == item.answer[truth_key]
     return ok, valid, 100.0 * ok, {"marker": found, "parsed": ans[:40], "random_expected": 50.0}
+
+
+def _yes_no_t1(item: QuestionItem, text: str, mode: ScoringMode) -> tuple[bool, bool, float, dict[str, Any]]:
+    return _yes_no(item, text, mode, "hole", "\"'\n.()")
 
 
 def _maze_t2(item: QuestionItem, text: str, mode: ScoringMode) -> tuple[bool, bool, float, dict[str, Any]]:
@@ -259,11 +266,7 @@ def _blocks_choice(item: QuestionItem, text: str, mode: ScoringMode) -> tuple[bo
 
 
 def _blocks_t4(item: QuestionItem, text: str, mode: ScoringMode) -> tuple[bool, bool, float, dict[str, Any]]:
-    seg, found = _after(text, "<Output>")
-    ans = _strip_chars(seg, "\"'\n.").lower()
-    valid = ans in ("yes", "no") and (found or mode == "official")
-    ok = valid and (ans == "yes") == item.answer["valid"]
-    return ok, valid, 100.0 * ok, {"marker": found, "parsed": ans[:40], "random_expected": 50.0}
+    return _yes_no(item, text, mode, "valid", "\"'\n.")
 
 
 _SCORERS = {
