@@ -65,6 +65,8 @@ def build_library(seed: int = DEFAULT_SEED, quota: dict[str, int] | None = None)
         out.append(LibraryEntry(cp.name, level, cp.crease_count, str(cp.meta.get("source", "")), cp,
                                 twin.pattern, twin.method, twin.violated_rules))
         taken[level] += 1
+        if all(taken[k] >= quota[k] for k in quota):
+            break  # stop before generating another candidate (some, like the frog base, cost seconds)
     short = {k: quota[k] - taken[k] for k in quota if taken[k] < quota[k]}
     if short:
         raise RuntimeError(f"generator ran out of distinct valid patterns; missing per class: {short}")

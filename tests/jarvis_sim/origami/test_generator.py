@@ -72,6 +72,22 @@ def test_impossible_twin_methods() -> None:
         assert twin.method == method and not check(twin.pattern).foldable and twin.violated_rules
 
 
+def test_library_prefix_regenerates_byte_identically(tmp_path) -> None:
+    # The first five shipped entries are all simple, so a simple-only quota of five rebuilds exactly them
+    # (same candidates, same twin random stream) in well under a second; the slow test below does all.
+    from jarvis_sim.origami.library import build_library, write_library
+
+    entries = build_library(quota={"simple": 5, "complex": 0})
+    write_library(entries, tmp_path)
+    shipped = read_manifest()
+    built = read_manifest(tmp_path)
+    assert built["seed"] == shipped["seed"]
+    assert built["patterns"] == shipped["patterns"][: len(entries)]
+    for e in entries:
+        for name in (f"{e.name}.fold", f"impossible-{e.name}.fold"):
+            assert (tmp_path / "patterns" / name).read_bytes() == (ASSETS / "patterns" / name).read_bytes(), name
+
+
 @pytest.mark.slow
 def test_library_regenerates_byte_identically(tmp_path) -> None:
     from jarvis_sim.origami.library import build_library, write_library
