@@ -135,7 +135,12 @@ def worker_main(worker_id: str, settings_json: str, wake: Any = None) -> None:
     runtime = WorkerRuntime(settings.backend)
     idle = 0.0
     while True:
-        claim = queue.claim(worker_id)
+        try:
+            claim = queue.claim(worker_id)
+        except Exception:  # the database is unreachable or locked up: wait, do not spin or die
+            log.exception("worker %s: cannot claim from the queue; retrying in 2 s", worker_id)
+            time.sleep(2.0)
+            continue
         if claim is None:
             idle = min(MAX_IDLE_S, idle * 2 or 0.005)  # back off while the queue is empty, snappy when busy
             if wake is None:

@@ -223,8 +223,12 @@ def get_record(episode_id: str, queue: QueueDep, settings: SettingsDep, token: T
     """The stored EpisodeRecord."""
     row = _own(queue, episode_id, token)
     if not row.record_path:
-        raise HTTPException(409, f"episode {episode_id} is {row.status}; its record exists once it has finished")
-    return FileResponse(settings.data_dir / row.record_path, media_type="application/json")
+        raise HTTPException(409, f"episode {episode_id} is {row.status}; its record exists once it has finished"
+                            + (f" ({row.error})" if row.error else ""))
+    path = settings.data_dir / row.record_path
+    if not path.is_file():
+        raise HTTPException(410, f"the record of episode {episode_id} is missing from the data directory ({path.name})")
+    return FileResponse(path, media_type="application/json")
 
 
 @router.get("/{episode_id}/artifacts/{path:path}")

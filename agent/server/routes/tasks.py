@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import FileResponse
@@ -14,6 +15,8 @@ from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import UnknownKeyError, load_task, suite_task_ids, suites
 
 router = APIRouter(prefix="/v1", tags=["tasks"])
+
+T = TypeVar("T")
 
 
 def task_public(task_id: str) -> dict[str, Any]:
@@ -27,6 +30,16 @@ def task_public(task_id: str) -> dict[str, Any]:
         view["manual_images"] = [f"{base}/manual/{k}.png" for k in range(len(task.manual_steps))]
         view["observation_image"] = f"{base}/observation.png"
     return view
+
+
+def _rendered(render: Callable[[], T], what: str) -> T:
+    """Render (or fetch from the cache) images; a renderer that cannot run here is a 503 saying so."""
+    try:
+        return render()
+    except (KeyError, ValueError) as exc:  # an unknown style or a task the renderer rejects: the caller's input
+        raise HTTPException(422, f"cannot render {what}: {exc}") from None
+    except Exception as exc:
+        raise HTTPException(503, f"cannot render {what} on this server: {type(exc).__name__}: {exc}") from None
 
 
 @router.get("/suites", response_model=SuitesPublic)
@@ -56,7 +69,10 @@ def question_image(task_id: str, index: int, _token: TokenDep) -> FileResponse:
         raise HTTPException(404, f"task {task_id} is an assembly task: use /manual/<step>.png")
     if not 0 <= index < len(task.images):
         raise HTTPException(404, f"task {task_id} has {len(task.images)} image(s); index {index} does not exist")
-    return FileResponse(task.images[index], media_type="image/png")
+    path = Path(task.images[index])
+    if not path.is_file():
+        raise HTTPException(410, f"image {index} of task {task_id} is missing on the server ({path.name})")
+    return FileResponse(path, media_type="image/png")
 
 
 @router.get("/tasks/{task_id:path}/manual/{step}.png", response_class=FileResponse)
@@ -67,7 +83,7 @@ def manual_image(task_id: str, step: int, _token: TokenDep, style: str = Query("
     task = load_task(task_id)
     if isinstance(task, QuestionItem):
         raise HTTPException(404, f"task {task_id} is a question item: use /images/<k>.png")
-    paths = manual_paths(task, style)
+    paths = _rendered(lambda: manual_paths(task, style), f"the manual of {task_id} in style {style!r}")
     if not 0 <= step < len(paths):
         raise HTTPException(404, f"task {task_id} has {len(paths)} manual step(s); step {step} does not exist")
     return FileResponse(paths[step], media_type="image/png")
@@ -81,7 +97,7 @@ def observation_image(task_id: str, _token: TokenDep) -> FileResponse:
     task = load_task(task_id)
     if isinstance(task, QuestionItem):
         raise HTTPException(404, f"task {task_id} is a question item: use /images/<k>.png")
-    path: Path = initial_observation_path(task)
+    path: Path = _rendered(lambda: initial_observation_path(task), f"the observation of {task_id}")
     return FileResponse(path, media_type="image/png")
 
 
