@@ -235,3 +235,13 @@ def test_colour_names_survive_shading(gain: float) -> None:
 def test_strong_shadow_can_confuse_white_with_grey() -> None:
     """Documents the limit: at 0.6x a white brick reads as light grey (a real camera has the same ambiguity)."""
     assert color_name(np.array([153.0, 153.0, 153.0])) != "white"
+
+
+@pytest.mark.xfail(strict=False, reason="perception: visible_fraction compares the rectangle through pixel centres with "
+                   "the full top face, so a fully visible small brick loses about one 1.4 mm pixel per side (1x1: "
+                   "0.6-0.77 here, 0.49 for a 1x1 in jarvis-v1 lego/v7-00345-tower/010, which makes it not free to "
+                   "grasp); the expected area should shrink by the pixel footprint")
+@pytest.mark.parametrize("studs", [(1, 1), (2, 1), (2, 2)])
+def test_a_fully_visible_small_brick_is_seen_whole(studs: tuple[int, int]) -> None:
+    (d,) = only([Box("a", studs, 0.5099, 0.1839, 0.0)])
+    assert d.visible_fraction > 0.9
