@@ -38,6 +38,12 @@ class ServerSettings(BaseModel):
     max_attempts: int = Field(2, ge=1, description="Claims of an episode before it is failed as lost.")
     interactive_idle_s: float = Field(600.0, gt=0, description="Idle interactive episodes expire after this.")
     max_interactive: int = Field(2, ge=0, description="Simulators reserved for interactive episodes at most.")
+    trust_agent_options: bool = Field(
+        False,
+        description="Accept agent options that reach the server's files or secrets over REST (replay_file, "
+        "experience_file, llm.base_url, llm.api_key_env, llm.cache_dir, replay: models). Only for a "
+        "server whose every token holder is trusted: llm.base_url + llm.api_key_env could send a key anywhere.",
+    )
     inline_agents: tuple[str, ...] = Field(
         ("scripted", "random"),
         description="Instant agents whose question episodes the API runs itself instead of queueing them.",

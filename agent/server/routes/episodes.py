@@ -60,6 +60,29 @@ def episode_public(row: EpisodeRow) -> EpisodePublic:
     )
 
 
+# Agent options naming server files or secrets: a REST caller could otherwise read the server's files
+# (replay_file, experience_file, replay:PATH models), write anywhere (llm.cache_dir), or have the server
+# send one of its keys to an endpoint of the caller's choosing (llm.base_url with llm.api_key_env).
+SERVER_SIDE_OPTIONS = ("replay_file", "experience_file", "llm.base_url", "llm.api_key_env", "llm.cache_dir")
+
+
+def check_agent_options(agent: AgentConfig, settings: ServerSettings) -> None:
+    """Refuse agent options that reach the server's files or secrets, unless the server trusts its callers."""
+    if settings.trust_agent_options:
+        return
+    for name in SERVER_SIDE_OPTIONS:
+        obj: Any = agent
+        for part in name.split("."):
+            obj = getattr(obj, part)
+        if obj is not None:
+            raise HTTPException(422, {"field": f"agent.{name}", "error": "not accepted over REST: it names a file "
+                                      "or secret on the server (the operator can allow it with "
+                                      "JARVIS_TRUST_AGENT_OPTIONS=true)"})
+    if agent.model is not None and agent.model.split(":", 1)[0].strip() == "replay":
+        raise HTTPException(422, {"field": "agent.model", "error": "replay models read a file on the server and "
+                                  "are not accepted over REST (JARVIS_TRUST_AGENT_OPTIONS=true allows them)"})
+
+
 def validate_agent(agent: AgentConfig, task: TaskSpec | QuestionItem | None = None) -> None:
     """An unknown agent or model, or an agent that cannot do this kind of task, is a 422 listing the valid ones."""
     valid = [*agent_names(), EXTERNAL]
@@ -137,6 +160,7 @@ def submit_episode(body: EpisodeCreate, queue: QueueDep, settings: SettingsDep, 
     Instant agents (settings.inline_agents) on question items run at once; the answer is 201 and done.
     """
     validate_agent(body.agent)
+    check_agent_options(body.agent, settings)
     family = family_of_task(body.task_id)
     task = load_task(body.task_id)  # unknown ids are a 404 listing valid ones
     validate_agent(body.agent, task)

@@ -17,7 +17,7 @@ from agent.run_store import RunConfig, RunDirectory
 from agent.server.db import EpisodeRow, RunRow
 from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
 from agent.server.queue import TERMINAL, QuotaExceeded
-from agent.server.routes.episodes import notify_workers, quota_error, validate_agent
+from agent.server.routes.episodes import check_agent_options, notify_workers, quota_error, validate_agent
 from agent.server.schemas import RunCreate, RunPublic
 from evaluator.records import EpisodeRecord, Timings
 from jarvis_sim.tasks.registry import family_of_task, load_task, suite_task_ids
@@ -32,6 +32,7 @@ router = APIRouter(prefix="/v1/runs", tags=["runs"])
 def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: StateDep, token: TokenDep) -> RunPublic:
     """Queue every episode of the run; returns its id and links."""
     validate_agent(body.agent)
+    check_agent_options(body.agent, settings)
     if body.agent.name == "external":
         raise HTTPException(422, {"field": "agent.name", "error": "runs need a built-in agent, not 'external'"})
     task_ids = suite_task_ids(body.suite) if body.suite else list(body.task_ids)

@@ -60,6 +60,26 @@ def test_unknown_names_list_the_valid_ones(api: TestClient) -> None:
     assert api.get("/v1/tasks/quiz/1/images/7.png").status_code == 404
 
 
+@pytest.mark.parametrize(
+    "agent, field",
+    [
+        ({"name": "replay", "replay_file": "/etc/passwd"}, "agent.replay_file"),
+        ({"name": "llm", "model": "openai:gpt-4o", "experience_file": "/root/.ssh/id_rsa"}, "agent.experience_file"),
+        ({"name": "llm", "model": "openai:gpt-4o", "llm": {"base_url": "http://evil.example/v1",
+                                                          "api_key_env": "JARVIS_API_TOKEN"}}, "agent.llm.base_url"),
+        ({"name": "llm", "model": "openai:gpt-4o", "llm": {"api_key_env": "JARVIS_API_TOKEN"}}, "agent.llm.api_key_env"),
+        ({"name": "llm", "model": "openai:gpt-4o", "llm": {"cache_dir": "/etc"}}, "agent.llm.cache_dir"),
+        ({"name": "replay", "model": "replay:/etc/shadow"}, "agent.model"),
+    ],
+)
+def test_options_reaching_server_files_or_secrets_are_refused(api: TestClient, agent: dict[str, Any],
+                                                              field: str) -> None:
+    for path, body in (("/v1/episodes", {"task_id": "quiz/1", "agent": agent}),
+                       ("/v1/runs", {"task_ids": ["quiz/1"], "agent": agent})):
+        r = api.post(path, json=body)
+        assert r.status_code == 422 and field in r.text and "REST" in r.text, r.text
+
+
 def test_auth_and_per_token_limits(api: TestClient) -> None:
     assert api.get("/v1/suites", headers={"Authorization": ""}).status_code == 401
     assert api.get("/v1/suites", headers={"Authorization": "Bearer wrong"}).status_code == 401
