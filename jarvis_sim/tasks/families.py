@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import importlib
-import os
 import importlib.util
+import os
 
 # Each family module calls register_family() at import. The list is explicit so registration never
 # depends on what else happened to be imported first.
