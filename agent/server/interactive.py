@@ -93,6 +93,8 @@ class InteractiveSessions:
                         headers={"Retry-After": "30"},
                     )
                 self._opening += 1
+                # Held from now on: the lease is renewed while the simulator starts (which can outlast it).
+                self.sessions[row.id] = session
             try:
                 from agent.assembly_episode import open_interactive_assembly
 
@@ -101,6 +103,8 @@ class InteractiveSessions:
                     open_interactive_assembly, job, task, self._episode_dir(row.id), self.settings.backend
                 )
             except BaseException:
+                with self._lock:
+                    self.sessions.pop(row.id, None)
                 if session.thread is not None:
                     session.thread.shutdown(wait=False)
                 raise
