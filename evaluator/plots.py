@@ -18,6 +18,14 @@ def _pyplot() -> Any:
     return plt
 
 
+def _save(plt: Any, fig: Any, path: Path) -> Path:
+    """Lay out, write and close the figure (open figures pile up in a long-lived server process)."""
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def _err(cis: list[MeanCI | None]) -> tuple[list[float], list[list[float]]]:
     means = [c.mean if c else 0.0 for c in cis]
     lo = [c.mean - c.lo if c else 0.0 for c in cis]
@@ -39,10 +47,7 @@ def plot_difficulty(summary: RunSummary, path: Path) -> Path | None:
     ax.set_ylim(0, 100)
     ax.set_ylabel("soft score")
     ax.set_title(f"{summary.run}: soft score by difficulty (95% CI)")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_heatmap(summary: RunSummary, path: Path) -> Path | None:
@@ -66,10 +71,7 @@ def plot_heatmap(summary: RunSummary, path: Path) -> Path | None:
             ax.text(j, i, text, ha="center", va="center", fontsize=7, color="white" if c.soft_score else "grey")
     fig.colorbar(im, ax=ax, label="mean soft score")
     ax.set_title(f"{summary.run}: horizon x complexity")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_rounds(summary: RunSummary, path: Path) -> Path | None:
@@ -87,10 +89,7 @@ def plot_rounds(summary: RunSummary, path: Path) -> Path | None:
     ax.set_ylabel("soft score")
     ax.set_title(f"{summary.run}: reflection rounds (95% CI)")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_comparison(summaries: list[RunSummary], labels: list[str], path: Path) -> Path | None:
@@ -110,7 +109,4 @@ def plot_comparison(summaries: list[RunSummary], labels: list[str], path: Path) 
     ax.set_ylabel("soft score")
     ax.legend(fontsize=7)
     ax.set_title("soft score by difficulty (95% CI)")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
