@@ -81,6 +81,8 @@ class CartesianPlanner(MotionPlanner):
             p = p0 + t * (position - p0)
             rot = slerp(q_rot0, quaternion, t)
             sol = backend.solve_ik(p, rot, q)
+            if sol is None:  # a far seed can stall the solver: retry from the home configuration
+                sol = backend.solve_ik(p, rot, np.asarray(backend.home_q, dtype=float))
             if sol is None:
                 raise Unreachable(
                     f"the arm cannot reach ({p[0] * 1000:.0f}, {p[1] * 1000:.0f}, {p[2] * 1000:.0f}) mm with the gripper "

@@ -33,6 +33,8 @@ class Segment:
     points: np.ndarray  # (N, 3) world, m
     colors: np.ndarray  # (N, 3) uint8
     n_pixels: int
+    pixel_m: float = 0.0  # footprint of one pixel at this segment's depth
+    occluded: bool = False  # part of its outline borders something nearer the camera (a brick above it)
 
 
 def point_cloud(frame: CameraFrame) -> np.ndarray:
@@ -62,8 +64,22 @@ def segments(frame: CameraFrame) -> list[Segment]:
         n = int(mask.sum())
         if n < 12:
             continue
-        out.append(Segment(cloud[mask], frame.rgb[mask], n))
+        assert frame.depth is not None
+        pixel = float(np.median(frame.depth[mask])) / float(frame.intrinsics[0, 0])
+        out.append(Segment(cloud[mask], frame.rgb[mask], n, pixel, _occluded(mask, frame.depth, seg, idx)))
     return out
+
+
+def _occluded(mask: np.ndarray, depth: np.ndarray, seg: np.ndarray, idx: int, step_m: float = 0.002) -> bool:
+    """True when pixels just outside the mask belong to another segment at least `step_m` nearer the camera."""
+    from scipy.ndimage import binary_dilation
+
+    ring = binary_dilation(mask, iterations=2) & ~mask
+    if not ring.any():
+        return False
+    near = float(np.percentile(depth[mask], 10))
+    others = ring & (seg != idx) & (seg >= 0)
+    return bool(np.any(depth[others] < near - step_m))
 
 
 def top_face(points: np.ndarray, band_m: float = 0.0008) -> tuple[float, np.ndarray]:
@@ -137,6 +153,9 @@ def describe(seg: Segment, ws: Workspace, all_segments: list[Segment]) -> BrickD
     if len(top) < 8:
         return None
     centre, long_side, short_side, yaw = min_area_rect(top[:, :2])
+    # Pixel centres sample the face half a pixel inside each edge: add that back.
+    long_side += seg.pixel_m
+    short_side += seg.pixel_m
     pitch = u.STUD_PITCH_M
     size_long = max(1, round((long_side + u.FIT_GAP_M) / pitch))
     size_short = max(1, round((short_side + u.FIT_GAP_M) / pitch))
@@ -146,6 +165,8 @@ def describe(seg: Segment, ws: Workspace, all_segments: list[Segment]) -> BrickD
         yaw = yaw % (math.pi / 2)
     expected_area = (size_long * pitch - u.FIT_GAP_M) * (size_short * pitch - u.FIT_GAP_M)
     visible = min(1.0, long_side * short_side / expected_area) if expected_area > 0 else 0.0
+    if seg.occluded:
+        visible = min(visible, 0.5)  # something above hides an unknown part: its size and centre are unreliable
     height_above_table = top_z - table_z
     staged = in_staging(ws, float(centre[0]), float(centre[1]))
     if abs(height_above_table - u.BRICK_PLATES * u.PLATE_HEIGHT_M) < 0.0012:

@@ -388,9 +388,12 @@ def generate_assembly(
         _KIND_BUILDERS[k](b, x, y, min(room, f - x, f - y))
         first = False
         idle = idle + 1 if len(b.placed) == before else 0
+    # Build order layer by layer, as instruction manuals do (stable within a layer): a robot then never has to
+    # reach down beside a column already built higher. Supports are always lower, so the order stays buildable.
+    ordered = sorted(b.placed, key=lambda p: p[4])
     bricks = [
         LatticeBrick.model_construct(id=f"b{i:03d}", part=part, color=color, x=x, y=y, z=z, yaw=yaw)
-        for i, (part, color, x, y, z, yaw) in enumerate(b.placed)
+        for i, (part, color, x, y, z, yaw) in enumerate(ordered)
     ]
     # Every generated build stands on a 32x32 baseplate (footprints stay within 24x24 studs): level-0 bricks
     # then clutch to studs like on a real build plate instead of merely resting on the table.

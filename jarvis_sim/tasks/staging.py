@@ -20,7 +20,7 @@ STRUCTURE_CENTER = (0.50, -0.12)
 MIN_GAP_M = 0.03
 STRUCTURE_CLEARANCE_M = 0.05  # between the structure's footprint and the staging area
 REACH_MIN_M = 0.25
-REACH_MAX_M = 0.80
+REACH_MAX_M = 0.68  # top-down grasps at table height get awkward beyond ~0.7 m (finger links meet the table)
 # Staging areas tried in order; the larger ones only serve long segments with many loose bricks.
 STAGING_AREAS: tuple[tuple[tuple[float, float], tuple[float, float]], ...] = (
     ((0.30, 0.18), (0.62, 0.42)),

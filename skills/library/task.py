@@ -45,6 +45,7 @@ GRIP_FORCE_N = 2.0  # per finger: holds a 2x8 brick; harder squeezes twist thin 
 RELEASE_ABOVE_MM = 0.8  # release with the studs below 0.9 mm inside the brick (they hold it square); tips clear them
 PAD_HALF_WIDTH_MM = 3.5  # finger pad (LEGO fingertips), across the finger travel
 PAD_THICKNESS_MM = 8.0
+NEIGHBOUR_BIAS_MM = 0.9  # within the clutch's 2 mm snap tolerance
 SEATED_TOLERANCE_MM = 2.0
 VERIFY_ASIDE_M = 0.15  # how far the hand steps aside before the camera checks a placement
 GROUND = "ground"  # support name of the build area's level 0 (table or baseplate), studs counted from its corner
@@ -245,10 +246,11 @@ def _transfer(ctx: SkillContext, target: np.ndarray, quat: np.ndarray, check_col
     assert ctx.motion is not None
     leave_park(ctx)
     state = ctx.backend.robot_state()
-    z = max(_transit_height(ctx), float(target[2]), float(state.ee_position[2]))
-    lift = state.ee_position.copy()
-    lift[2] = z
-    ctx.motion.move_to(ctx, lift, state.ee_quaternion, speed=0.2, check_collisions=False)  # straight up: free
+    z = max(_transit_height(ctx), float(target[2]))
+    if state.ee_position[2] < z:
+        lift = state.ee_position.copy()
+        lift[2] = z
+        ctx.motion.move_to(ctx, lift, state.ee_quaternion, speed=0.2, check_collisions=False)  # straight up: free
     over = target.copy()
     over[2] = z
     ctx.motion.move_to(ctx, over, quat, speed=0.25, check_collisions=check_collisions)
@@ -270,10 +272,14 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     grip_depth = ctx.held_grip_depth_mm
     quat = top_down_quaternion(_free_gripper_yaw(ctx, pose, held))
     above = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + APPROACH_HEIGHT_MM)
-    near = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + 4.0)
+    # Come down biased away from neighbours that stand as high as the brick: the grasp leaves up to ~1 mm of
+    # offset in the hand and the fit gap is 0.1 mm, so an unbiased descent can land on a neighbour's studs.
+    # The studs (and the clutch) pull the brick back onto its lattice pose when it is released.
+    bx, by = _neighbour_bias(ctx, pose, held)
+    near = _pad_target(ctx, pose.x_mm + bx, pose.y_mm + by, pose.z_mm - grip_depth + 4.0)
     # Release with the brick's bottom just above the studs below: the fingertips stay clear of those studs and
     # the brick settles onto them (the clutch seats it, as pressing does on a real build).
-    release = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + RELEASE_ABOVE_MM)
+    release = _pad_target(ctx, pose.x_mm + bx, pose.y_mm + by, pose.z_mm - grip_depth + RELEASE_ABOVE_MM)
     assert ctx.motion is not None
     # phase: transfer above the target at a safe height, then descend
     _transfer(ctx, above, quat, check_collisions=False)
@@ -344,6 +350,54 @@ def place_at(ctx: SkillContext, stud_x: int, stud_y: int, level: int, rotation: 
     pose = ground_placement_pose(ctx.workspace, held.size, held.height if held.height != "unknown" else "brick",
                                  stud_x, stud_y, rotation)
     return place(ctx, pose.model_copy(update={"z_mm": round(pose.z_mm + level * PLATE_MM, 3)}))
+
+
+@skill("task")
+def put_down(ctx: SkillContext) -> PlaceResult:
+    """Put the held brick down on a free spot of the staging area (to recover after a failed placement).
+
+    The spot is chosen from the last observation, away from other loose bricks. Raises nothing_held.
+    """
+    if ctx.held is None or ctx.held_descriptor is None:
+        raise NothingHeld("the gripper holds nothing")
+    held = ctx.held_descriptor
+    ws = ctx.workspace
+    others = [(d.x_mm, d.y_mm) for pid, d in ctx.perceived.descriptors.items() if pid != ctx.held]
+    best, best_gap = None, -1.0
+    for fx in np.linspace(0.15, 0.85, 8):
+        for fy in np.linspace(0.15, 0.85, 6):
+            x = (ws.staging_min[0] + fx * (ws.staging_max[0] - ws.staging_min[0])) * 1000
+            y = (ws.staging_min[1] + fy * (ws.staging_max[1] - ws.staging_min[1])) * 1000
+            gap = min((math.hypot(x - ox, y - oy) for ox, oy in others), default=1e9)
+            if gap > best_gap:
+                best, best_gap = (x, y), gap
+    assert best is not None
+    pose = Pose(x_mm=round(best[0], 2), y_mm=round(best[1], 2),
+                z_mm=height_mm(held.height if held.height != "unknown" else "brick"), yaw_deg=held.yaw_deg)
+    return place(ctx, pose)
+
+
+def _neighbour_bias(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tuple[float, float]:
+    """World (dx, dy) mm pushing the descent away from perceived bricks that touch the target footprint's sides
+    and rise above its bottom; opposite blocked sides cancel."""
+    yaw = math.radians(pose.yaw_deg)
+    axes = (np.array([math.cos(yaw), math.sin(yaw)]), np.array([-math.sin(yaw), math.cos(yaw)]))
+    half = (held.size[0] * 4.0 - 0.1, held.size[1] * 4.0 - 0.1)
+    bottom = pose.z_mm - height_mm(held.height if held.height != "unknown" else "brick")
+    bias = np.zeros(2)
+    for k, axis in enumerate(axes):
+        for side in (-1.0, 1.0):
+            probe = np.array([pose.x_mm, pose.y_mm]) + side * (half[k] + 1.0) * axis
+            other = half[1 - k] - 0.5
+            probe_half = (1.0, other) if k == 0 else (other, 1.0)
+            for pid, d in ctx.perceived.descriptors.items():
+                if pid == ctx.held or d.top_z_mm <= bottom + 0.5:
+                    continue
+                if _rects_overlap((float(probe[0]), float(probe[1])), pose.yaw_deg, probe_half,
+                                  (d.x_mm, d.y_mm), d.yaw_deg, (d.size[0] * 4.0 - 0.1, d.size[1] * 4.0 - 0.1)):
+                    bias -= side * NEIGHBOUR_BIAS_MM * axis
+                    break
+    return float(bias[0]), float(bias[1])
 
 
 def _free_gripper_yaw(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> float:
