@@ -44,6 +44,16 @@ def fully_seen(bricks, brick_id, size):
     return False
 
 
+def unseated_near(bricks, size, x, y):
+    \"\"\"A brick of this size within 25 mm of (x, y) whose top is not at a whole number of plates (so it is not
+    seated on studs: it rests on stud tops or lies tilted), the trace of a failed placement.\"\"\"
+    for b in bricks:
+        off_lattice = abs(b.top_z_mm / 3.2 - round(b.top_z_mm / 3.2)) > 0.15
+        if tuple(b.size) == size and off_lattice and ((b.x_mm - x) ** 2 + (b.y_mm - y) ** 2) ** 0.5 < 25.0:
+            return b.id
+    return None
+
+
 def build(color, size, start, goal, support, offsets, lattice):
     \"\"\"Pick the brick expected near `start` (mm) and place it: on `support` (colour, size, x, y) at stud
     `offsets`, or on the `lattice` (x, y, level, rotation) when the support is not fully in view. After a
@@ -51,9 +61,12 @@ def build(color, size, start, goal, support, offsets, lattice):
     where = start
     for attempt in range({MAX_TRIES}):
         bricks = observe()
-        brick = nearest(bricks, color, size, where[0], where[1], 30.0 if attempt else 15.0)
-        if brick is None and where != start:
+        if where == start:
             brick = nearest(bricks, color, size, start[0], start[1])
+        else:
+            brick = unseated_near(bricks, size, where[0], where[1])
+            if brick is None:
+                brick = nearest(bricks, color, size, start[0], start[1])
         if brick is None:
             print("cannot find the", color, size, "brick")
             return False
@@ -79,6 +92,9 @@ def build(color, size, start, goal, support, offsets, lattice):
         except SkillError as e:
             print("place failed:", e)
             where = goal
+            if e.kind in ("placement_occupied", "unreachable", "path_blocked"):
+                put_down()  # still in the hand: set it aside, then try again
+                where = start
     return False
 '''
 
