@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator import plots
+from evaluator.family_reports import family_sections
 from evaluator.run_dir import RecordsChoice, read_run_dir
 from evaluator.stats import MeanCI
 from evaluator.summary import ASSEMBLY_FAMILY, SUB_SCORES, RunSummary, summarise
@@ -202,8 +203,14 @@ def write_run_report(
     with_plots: bool = True,
 ) -> RunSummary:
     """Read a run directory, summarise it and write summary.json, report.md and plots (default: into it)."""
-    summary = summarise(read_run_dir(run_dir, strict=strict, records=records))
-    write_summary_outputs(summary, Path(out_dir) if out_dir else Path(run_dir), with_plots)
+    data = read_run_dir(run_dir, strict=strict, records=records)
+    summary = summarise(data)
+    target = Path(out_dir) if out_dir else Path(run_dir)
+    write_summary_outputs(summary, target, with_plots)
+    extra = family_sections(data.records)
+    if extra:  # the tables the question families' papers publish
+        with (target / "report.md").open("a", encoding="utf-8") as fh:
+            fh.write("\n" + extra)
     return summary
 
 

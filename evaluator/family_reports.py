@@ -1,0 +1,78 @@
+"""Report sections of the question families: the tables their papers publish, from stored records.
+
+VSP: results per task and level, the main-task table (success by level) and the sub-task table (T1-T4
+with random-guess rows). GamiBench: normal accuracy, viewpoint consistency, IFSR and impossible accuracy
+per class with the macro-average, and the answer-position bias. Both are rebuilt from each record's
+stored verdict (official mode), so a report never re-asks a model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+from evaluator.answers import AnswerScore
+from evaluator.records import EpisodeRecord
+
+
+def _verdict(record: EpisodeRecord) -> AnswerScore:
+    details = record.score_details.get("official", record.score_details)
+    return AnswerScore(
+        task_id=record.task_id,
+        correct=record.scores.get("correct", 0.0) >= 100.0,
+        valid=record.scores.get("valid", 100.0) >= 100.0,
+        score=max(0.0, min(100.0, record.scores.get("soft_score", 0.0))),
+        details=details if isinstance(details, dict) else {},
+    )
+
+
+def vsp_section(records: Sequence[EpisodeRecord]) -> str:
+    """The VSP tables (evaluator.vsp.tables_markdown) over the run's VSP episodes."""
+    from evaluator.vsp import tables_markdown
+
+    return "## VSP\n\n" + tables_markdown([_verdict(r) for r in records]) + "\n"
+
+
+def gamibench_section(records: Sequence[EpisodeRecord]) -> str:
+    """The GamiBench metrics (evaluator.gamibench.gamibench_metrics) over the run's GamiBench episodes."""
+    from evaluator.gamibench import gamibench_metrics
+    from jarvis_sim.tasks.question import QuestionItem
+    from jarvis_sim.tasks.registry import load_task
+
+    pairs = []
+    for r in records:
+        item = load_task(r.task_id)
+        if isinstance(item, QuestionItem):
+            pairs.append((item, _verdict(r)))
+    m = gamibench_metrics(pairs)
+    lines = ["## GamiBench", "", "| Class | normal accuracy | viewpoint consistency | IFSR | impossible accuracy |",
+             "|---|---|---|---|---|"]
+    for level, row in sorted(m["levels"].items()):
+        lines.append(f"| {level} | {_fmt(row['normal_accuracy'])} | {_fmt(row['viewpoint_consistency'])} "
+                     f"| {_fmt(row['ifsr'])} | {_fmt(row['impossible_accuracy'])} |")
+    mac = m["macro"]
+    lines.append(f"| macro-average | {_fmt(mac['normal_accuracy'])} | {_fmt(mac['viewpoint_consistency'])} "
+                 f"| {_fmt(mac['ifsr'])} | {_fmt(mac['impossible_accuracy'])} |")
+    lines += ["", f"Parse errors: {m['parse_errors']} of {m['n_items']}.",
+              "", "Answer-position bias (chosen vs correct letters): `" + json.dumps(m["position_bias"]) + "`", ""]
+    return "\n".join(lines)
+
+
+def _fmt(v: float | None) -> str:
+    return "–" if v is None else f"{v:.1f}"
+
+
+FAMILY_SECTIONS: dict[str, Callable[[Sequence[EpisodeRecord]], str]] = {
+    "vsp": vsp_section,
+    "gamibench": gamibench_section,
+}
+
+
+def family_sections(records: Sequence[EpisodeRecord]) -> str:
+    """Markdown sections for every question family present among the finished records."""
+    out = []
+    for family, render in FAMILY_SECTIONS.items():
+        rows = [r for r in records if r.family == family and r.status == "done"]
+        if rows:
+            out.append(render(rows))
+    return "\n".join(out)
