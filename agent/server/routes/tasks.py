@@ -72,7 +72,9 @@ def question_image(task_id: str, index: int, _token: TokenDep) -> FileResponse:
     path = Path(task.images[index])
     if not path.is_file():
         raise HTTPException(410, f"image {index} of task {task_id} is missing on the server ({path.name})")
-    return FileResponse(path, media_type="image/png")
+    # Official VSP blocks-world images are JPEG files: send each with its own type (the URL keeps .png).
+    media = "image/jpeg" if path.suffix.lower() in (".jpg", ".jpeg") else "image/png"
+    return FileResponse(path, media_type=media)
 
 
 @router.get("/tasks/{task_id:path}/manual/{step}.png", response_class=FileResponse)
