@@ -43,6 +43,12 @@ def slerp(q0: np.ndarray, q1: np.ndarray, t: float) -> np.ndarray:
     return (math.sin((1 - t) * theta) * q0 + math.sin(t * theta) * q1) / math.sin(theta)
 
 
+def half_turn(q: np.ndarray) -> np.ndarray:
+    """The orientation turned by pi about its own z (tool) axis: q * (0, 0, 0, 1)."""
+    w, x, y, z = (float(v) for v in q)
+    return np.array([-z, y, -x, w])
+
+
 def _smooth(t: float) -> float:
     return t * t * (3 - 2 * t)
 
@@ -112,7 +118,13 @@ class CartesianPlanner(MotionPlanner):
         """Plan, then stream targets to the controller and wait for it to settle."""
         position = np.asarray(position, dtype=float)
         quaternion = np.asarray(quaternion, dtype=float)
-        self.plan(ctx, position, quaternion, check_collisions, ignore)
+        try:
+            self.plan(ctx, position, quaternion, check_collisions, ignore)
+        except Unreachable:
+            # The parallel gripper (and every brick it holds) is symmetric under a half turn about the tool
+            # axis: the turned tool pose often keeps joint 7 inside its limits.
+            quaternion = half_turn(quaternion)
+            self.plan(ctx, position, quaternion, check_collisions, ignore)
         backend = ctx.backend
         state = backend.robot_state()
         p0, r0 = state.ee_position.copy(), state.ee_quaternion.copy()

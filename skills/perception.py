@@ -120,7 +120,8 @@ def min_area_rect(xy: np.ndarray) -> tuple[np.ndarray, float, float, float]:
         if best is None or area < best[0]:
             centre = ux * (a.max() + a.min()) / 2 + uy * (b.max() + b.min()) / 2
             best = (area, centre, float(a.max() - a.min()), float(b.max() - b.min()), math.atan2(ux[1], ux[0]))
-    assert best is not None
+    if best is None:  # every point coincides (e.g. pixels without depth): an empty rectangle
+        return xy.mean(axis=0), 0.0, 0.0, 0.0
     _, centre, la, lb, ang = best
     if lb > la:
         la, lb, ang = lb, la, ang + math.pi / 2

@@ -268,6 +268,11 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     if ctx.held is None or ctx.held_descriptor is None:
         raise NothingHeld("the gripper holds nothing: pick(brick) first")
     held = ctx.held_descriptor
+    if abs(_gripper_width_mm(ctx) - (held.size[1] * 8.0 - 0.2)) > 2.5:  # closed on nothing, or opened
+        brick = ctx.held
+        ctx.held, ctx.held_descriptor = None, None
+        raise GraspFailed(f"{brick} is no longer between the fingers (it slipped after the pick); observe() to "
+                          "find it, then pick it again")
     _check_free(ctx, pose, held)
     grip_depth = ctx.held_grip_depth_mm
     quat = top_down_quaternion(_free_gripper_yaw(ctx, pose, held))

@@ -105,7 +105,7 @@ def test_a_brick_under_another_in_staging_is_not_free_to_grasp() -> None:
     assert descs["yellow"].in_structure and not descs["yellow"].free_to_grasp  # stacked
 
 
-@pytest.mark.xfail(strict=False, reason="perception: a brick half covered at one end reads as a smaller brick that is "
+pytest.mark.xfail(strict=False, reason="perception: a brick half covered at one end reads as a smaller brick that is "
                    "fully visible and free (the cover test uses the visible rectangle only); pick() would then grasp "
                    "a brick with another on top of it")
 def test_a_brick_covered_at_one_end_is_not_free_to_grasp() -> None:
@@ -201,7 +201,7 @@ def test_min_area_rect_of_slivers_does_not_fail() -> None:
     assert long == pytest.approx(0.01) and math.degrees(yaw) == pytest.approx(90.0)
 
 
-@pytest.mark.xfail(strict=False, reason="perception.min_area_rect asserts on a segment whose points all coincide "
+pytest.mark.xfail(strict=False, reason="perception.min_area_rect asserts on a segment whose points all coincide "
                    "(e.g. pixels with zero depth back-project to the camera centre); it should return an empty "
                    "rectangle or let describe() drop the segment")
 def test_min_area_rect_of_coincident_points_returns_an_empty_rectangle() -> None:
@@ -237,10 +237,6 @@ def test_strong_shadow_can_confuse_white_with_grey() -> None:
     assert color_name(np.array([153.0, 153.0, 153.0])) != "white"
 
 
-@pytest.mark.xfail(strict=False, reason="perception: visible_fraction compares the rectangle through pixel centres with "
-                   "the full top face, so a fully visible small brick loses about one 1.4 mm pixel per side (1x1: "
-                   "0.6-0.77 here, 0.49 for a 1x1 in jarvis-v1 lego/v7-00345-tower/010, which makes it not free to "
-                   "grasp); the expected area should shrink by the pixel footprint")
 @pytest.mark.parametrize("studs", [(1, 1), (2, 1), (2, 2)])
 def test_a_fully_visible_small_brick_is_seen_whole(studs: tuple[int, int]) -> None:
     (d,) = only([Box("a", studs, 0.5099, 0.1839, 0.0)])
