@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from jarvis_sim.quaternions import half_turn, slerp
 from skills.errors import PathBlocked, Unreachable
 
 if TYPE_CHECKING:
@@ -29,24 +30,6 @@ def top_down_quaternion(yaw: float) -> np.ndarray:
     """TCP orientation (w, x, y, z) pointing down with the fingers closing along world (-sin yaw, cos yaw)."""
     c, s = math.cos(yaw / 2), math.sin(yaw / 2)
     return np.array([0.0, c, s, 0.0])
-
-
-def slerp(q0: np.ndarray, q1: np.ndarray, t: float) -> np.ndarray:
-    """Spherical interpolation of unit quaternions (w, x, y, z)."""
-    d = float(np.dot(q0, q1))
-    if d < 0:
-        q1, d = -q1, -d
-    if d > 0.9995:
-        q = q0 + t * (q1 - q0)
-        return q / np.linalg.norm(q)
-    theta = math.acos(d)
-    return (math.sin((1 - t) * theta) * q0 + math.sin(t * theta) * q1) / math.sin(theta)
-
-
-def half_turn(q: np.ndarray) -> np.ndarray:
-    """The orientation turned by pi about its own z (tool) axis: q * (0, 0, 0, 1)."""
-    w, x, y, z = (float(v) for v in q)
-    return np.array([-z, y, -x, w])
 
 
 def _smooth(t: float) -> float:

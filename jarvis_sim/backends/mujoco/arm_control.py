@@ -12,6 +12,7 @@ import mujoco
 import numpy as np
 
 from jarvis_sim.backends.mujoco.panda import HOME_Q, Q_LOWER, Q_UPPER, TCP_SITE, arm_spec
+from jarvis_sim.quaternions import slerp
 
 _LIMIT_MARGIN = 0.02  # rad kept from the joint stops
 
@@ -23,18 +24,6 @@ def quat_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
     mat = np.zeros(9)
     mujoco.mju_quat2Mat(mat, current)
     return mat.reshape(3, 3) @ err
-
-
-def slerp(q0: np.ndarray, q1: np.ndarray, t: float) -> np.ndarray:
-    """Spherical interpolation between unit quaternions."""
-    d = float(np.dot(q0, q1))
-    if d < 0:
-        q1, d = -q1, -d
-    if d > 0.9995:
-        out = q0 + t * (q1 - q0)
-        return out / np.linalg.norm(out)
-    theta = np.arccos(d)
-    return (np.sin((1 - t) * theta) * q0 + np.sin(t * theta) * q1) / np.sin(theta)
 
 
 class ArmKinematics:
