@@ -44,12 +44,20 @@ def fully_seen(bricks, brick_id, size):
     return False
 
 
-def unseated_near(bricks, size, x, y):
-    \"\"\"A brick of this size within 25 mm of (x, y) whose top is not at a whole number of plates (so it is not
-    seated on studs: it rests on stud tops or lies tilted), the trace of a failed placement.\"\"\"
-    for b in bricks:
-        off_lattice = abs(b.top_z_mm / 3.2 - round(b.top_z_mm / 3.2)) > 0.15
-        if tuple(b.size) == size and off_lattice and ((b.x_mm - x) ** 2 + (b.y_mm - y) ** 2) ** 0.5 < 25.0:
+def unseated_near(bricks, before, size, x, y):
+    \"\"\"The trace of a failed placement: a brick of this size within 25 mm of (x, y) that is not seated (its top
+    is not at a whole number of plates: it rests on stud tops or lies tilted), else one of this size that was
+    not there before the attempt (`before`: the observation taken before the pick).\"\"\"
+    near = [b for b in bricks if tuple(b.size) == size and ((b.x_mm - x) ** 2 + (b.y_mm - y) ** 2) ** 0.5 < 25.0]
+    for b in near:
+        if abs(b.top_z_mm / 3.2 - round(b.top_z_mm / 3.2)) > 0.15:
+            return b.id
+    for b in near:
+        new = True
+        for o in before:
+            if abs(o.x_mm - b.x_mm) < 1.0 and abs(o.y_mm - b.y_mm) < 1.0 and abs(o.top_z_mm - b.top_z_mm) < 1.0:
+                new = False
+        if new:
             return b.id
     return None
 
@@ -59,12 +67,13 @@ def build(color, size, start, goal, support, offsets, lattice):
     `offsets`, or on the `lattice` (x, y, level, rotation) when the support is not fully in view. After a
     failed attempt the brick is looked for again, near its goal (mm) first, and the attempt repeated.\"\"\"
     where = start
+    before = []
     for attempt in range({MAX_TRIES}):
         bricks = observe()
         if where == start:
             brick = nearest(bricks, color, size, start[0], start[1])
         else:
-            brick = unseated_near(bricks, size, where[0], where[1])
+            brick = unseated_near(bricks, before, size, where[0], where[1])
             if brick is None:
                 brick = nearest(bricks, color, size, start[0], start[1])
         if brick is None:
@@ -75,6 +84,7 @@ def build(color, size, start, goal, support, offsets, lattice):
             sup = nearest(bricks, support[0], support[1], support[2], support[3])
             if not fully_seen(bricks, sup, support[1]):
                 sup = None
+        before = bricks
         try:
             pick(brick)
         except SkillError as e:
