@@ -324,8 +324,16 @@ class MujocoBackend(Backend):
                 probe.qpos[adr : adr + 3] = hand_p1 + rot.reshape(3, 3) @ (p - hand_p0)
                 probe.qpos[adr + 3 : adr + 7] = _quat_mul(rel_q, d.qpos[adr + 3 : adr + 7])
                 moving.add(b)
-        probe.tree_asleep[:] = -mujoco.mjMINAWAKE
-        mujoco.mj_fwdPosition(m, probe)
+        # The probe is a what-if pose: compute it with island sleeping off, else MuJoCo may find contacts with
+        # geoms it still marks asleep from the copied state and stop with a fatal error.
+        sleep_bit = int(mujoco.mjtEnableBit.mjENBL_SLEEP)
+        flags = int(m.opt.enableflags)
+        m.opt.enableflags = flags & ~sleep_bit
+        try:
+            probe.tree_asleep[:] = -mujoco.mjMINAWAKE
+            mujoco.mj_fwdPosition(m, probe)
+        finally:
+            m.opt.enableflags = flags
         pairs: set[tuple[str, str]] = set()
         names = self._geom_names
         for c in probe.contact[: probe.ncon]:
