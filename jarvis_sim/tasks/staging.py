@@ -20,7 +20,8 @@ STRUCTURE_CENTER = (0.50, -0.12)
 MIN_GAP_M = 0.03
 STRUCTURE_CLEARANCE_M = 0.05  # between the structure's footprint and the staging area
 REACH_MIN_M = 0.25
-REACH_MAX_M = 0.68  # top-down grasps at table height get awkward beyond ~0.7 m (finger links meet the table)
+REACH_COMFORT_M = 0.68  # top-down grasps at table height get awkward beyond ~0.7 m (finger links meet the table)
+REACH_MAX_M = 0.80  # used only when a crowded segment does not fit within the comfortable reach
 # Staging areas tried in order; the larger ones only serve long segments with many loose bricks.
 STAGING_AREAS: tuple[tuple[tuple[float, float], tuple[float, float]], ...] = (
     ((0.30, 0.18), (0.62, 0.42)),
@@ -61,8 +62,9 @@ def _pack(
     yaws: Sequence[int],
     extra_gaps: Sequence[float],
     area: tuple[tuple[float, float], tuple[float, float]],
+    reach_max: float = REACH_COMFORT_M,
 ) -> list[TablePose] | None:
-    """Shelf packing in rows along x; None when the bricks do not fit the area."""
+    """Shelf packing in rows along x; None when the bricks do not fit the area within reach."""
     (ax0, ay0), (ax1, ay1) = area
     poses: list[TablePose] = []
     cx, row_y, row_h = ax0, ay0, 0.0
@@ -74,7 +76,7 @@ def _pack(
         if cx + sx > ax1 or row_y + sy > ay1:
             return None
         x, y = cx + sx / 2, row_y + sy / 2
-        if not REACH_MIN_M <= math.hypot(x, y) <= REACH_MAX_M:
+        if not REACH_MIN_M <= math.hypot(x, y) <= reach_max:
             return None
         poses.append(TablePose(x=_round(x), y=_round(y), yaw=_round(yaw * math.pi / 2)))
         cx += sx + MIN_GAP_M + extra
@@ -103,30 +105,20 @@ def stage_bricks_clear_of(
     yaws = [rng.choice((0, 0, 1)) if bricks[i].spec.width <= 4 else 0 for i in order]
     extra = [rng.uniform(0.0, 0.012) for _ in order]
     keep_clear = structure_max_y + STRUCTURE_CLEARANCE_M
-    for area in STAGING_AREAS:
-        if area[0][1] < keep_clear:
-            continue
-        packed = _pack([bricks[i] for i in order], yaws, extra, area)
-        if packed is None:
-            packed = _pack([bricks[i] for i in order], yaws, [0.0] * len(order), area)
-        if packed is not None:
-            out: list[TablePose | None] = [None] * len(bricks)
-            for pose, i in zip(packed, order, strict=True):
-                out[i] = pose
-            staged = workspace.model_copy(update={"staging_min": area[0], "staging_max": area[1]})
-            return staged, [p for p in out if p is not None]
+    areas = [a for a in STAGING_AREAS if a[0][1] >= keep_clear]
     # Crowded segments: largest first, long side along x, packs far tighter than the shuffled rows.
     dense = sorted(range(len(bricks)), key=lambda i: (-bricks[i].spec.depth, -bricks[i].spec.width, i))
-    for area in STAGING_AREAS:
-        if area[0][1] < keep_clear:
-            continue
-        packed = _pack([bricks[i] for i in dense], [0] * len(dense), [0.0] * len(dense), area)
-        if packed is not None:
-            out2: list[TablePose | None] = [None] * len(bricks)
-            for pose, i in zip(packed, dense, strict=True):
-                out2[i] = pose
-            staged = workspace.model_copy(update={"staging_min": area[0], "staging_max": area[1]})
-            return staged, [p for p in out2 if p is not None]
+    attempts = [(order, yaws, extra), (order, yaws, [0.0] * len(order)), (dense, [0] * len(dense), [0.0] * len(dense))]
+    for reach in (REACH_COMFORT_M, REACH_MAX_M):  # the full reach only when nothing fits comfortably
+        for idx, rot, gaps in attempts:
+            for area in areas:
+                packed = _pack([bricks[i] for i in idx], rot, gaps, area, reach)
+                if packed is not None:
+                    out: list[TablePose | None] = [None] * len(bricks)
+                    for pose, i in zip(packed, idx, strict=True):
+                        out[i] = pose
+                    staged = workspace.model_copy(update={"staging_min": area[0], "staging_max": area[1]})
+                    return staged, [p for p in out if p is not None]
     raise ValueError(
         f"{len(bricks)} loose bricks of {label!r} do not fit any staging area clear of the structure"
     )
