@@ -174,6 +174,7 @@ def run_assembly_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
     agent = make_agent(job.agent)
     if not isinstance(agent, AssemblyAgent):
         raise EpisodeError(f"agent {job.agent.name!r} cannot run assembly tasks")
+    # A worker's runtime owns a reused simulator; without one, this call starts and frees its own.
     backend = runtime.backend() if runtime is not None else make_backend("mujoco")
     episode = AssemblyEpisode(job, task, backend, episode_dir, sandbox=getattr(runtime, "sandbox", None))
     try:
@@ -183,13 +184,14 @@ def run_assembly_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
         return episode.finish(status="failed", error=f"{type(exc).__name__}: {exc}")
     finally:
         episode.close()
+        if runtime is None:
+            backend.close()
 
 
 def open_interactive_assembly(job: EpisodeJob, task: TaskSpec, episode_dir: Path, backend_name: str) -> tuple[Any, dict[str, Any]]:
     """Start an interactive episode with its own simulator; returns it and what the agent sees first."""
     backend = make_backend(backend_name)
     episode = AssemblyEpisode(job, task, backend, episode_dir)
-    episode.close_backend_on_finish = True  # type: ignore[attr-defined]
     first = {
         "task": task.public_view(),
         "api": episode.api_text(),
