@@ -42,35 +42,6 @@ def resolve_task(task: str) -> TaskSpec:
     return loaded
 
 
-def render_initial_observation(task: TaskSpec, out: Path) -> str:
-    """Write the initial top-down observation to `out`; return which renderer made it.
-
-    The MuJoCo backend's own top camera is used when that backend is installed; otherwise the manual's
-    bricks-only scene is rendered from a straight top-down view of the same workspace.
-    """
-    from PIL import Image
-
-    from jarvis_sim.backends.base import make_backend
-
-    try:
-        backend = make_backend("mujoco")
-    except Exception as exc:  # the backend is optional here: fall back, and say so
-        typer.echo(f"note: MuJoCo backend unavailable ({exc}); rendering the bricks-only scene instead", err=True)
-    else:
-        try:
-            backend.load(task, seed=task.seed)
-            frame = backend.render("top", rgb=True, depth=False)
-            assert frame.rgb is not None
-            Image.fromarray(frame.rgb).save(out)
-            return "mujoco backend top camera"
-        finally:
-            backend.close()
-    from jarvis_sim.manuals.observation import render_top_down
-
-    render_top_down(task).save(out)
-    return "bricks-only scene, top-down"
-
-
 def render_task(task: TaskSpec, style: str, out_dir: Path, size: tuple[int, int] = (800, 600)) -> RenderResult:
     """Render (or fetch from the cache) a task's manual in a style and copy it to out_dir with the observation."""
     from jarvis_sim.manuals import render_manual
@@ -81,8 +52,10 @@ def render_task(task: TaskSpec, style: str, out_dir: Path, size: tuple[int, int]
         dst = out_dir / f"manual_{style}_step{k:02d}.png"
         shutil.copyfile(src, dst)
         pages.append(dst)
+    from jarvis_sim.manuals.observation import write_initial_observation
+
     obs = out_dir / "initial_observation.png"
-    source = render_initial_observation(task, obs)
+    source = write_initial_observation(task, obs)
     return RenderResult(pages, obs, source)
 
 

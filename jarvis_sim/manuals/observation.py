@@ -1,11 +1,17 @@
-"""A stand-in for the simulator's top-down camera: the task's initial scene (structure and loose bricks on
-the table) rendered straight down with the manual's bricks-only scene, for when no backend is at hand."""
+"""The initial observation of a task: the simulator's top camera on the freshly loaded scene, cached on disk,
+with a stand-in (the manual's bricks-only scene rendered straight down) for when no backend is at hand."""
 
 from __future__ import annotations
+
+import logging
+import os
+import uuid
+from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
+from jarvis_sim.manuals.cache import cache_root, task_content_hash
 from jarvis_sim.manuals.framing import top_down_view
 from jarvis_sim.manuals.scene import BrickScene, SceneBrick, bricks_corners
 from jarvis_sim.manuals.styles import get_style
@@ -39,3 +45,43 @@ def render_top_down(task: TaskSpec, size: tuple[int, int] = (640, 480)) -> Image
         frame = scene.render(rgb=True)
     assert frame.rgb is not None
     return Image.fromarray(frame.rgb)
+
+
+log = logging.getLogger(__name__)
+
+
+def write_initial_observation(task: TaskSpec, out: Path) -> str:
+    """Write the initial top-down observation to `out` (PNG); return which renderer made it.
+
+    The MuJoCo backend's own top camera is used when that backend is installed; otherwise the manual's
+    bricks-only scene is rendered from a straight top-down view of the same workspace.
+    """
+    from jarvis_sim.backends.base import make_backend
+
+    try:
+        backend = make_backend("mujoco")
+    except Exception as exc:  # the backend is optional here: fall back, and say so
+        log.warning("MuJoCo backend unavailable (%s); rendering the bricks-only scene instead", exc)
+    else:
+        try:
+            backend.load(task, seed=task.seed)
+            frame = backend.render("top", rgb=True, depth=False)
+            assert frame.rgb is not None
+            Image.fromarray(frame.rgb).save(out)
+            return "mujoco backend top camera"
+        finally:
+            backend.close()
+    render_top_down(task).save(out)
+    return "bricks-only scene, top-down"
+
+
+def initial_observation_png(task: TaskSpec, cache_dir: Path | None = None) -> Path:
+    """The initial observation as a PNG in the cache, keyed by the task's content (rendered on first use)."""
+    folder = (cache_dir or cache_root()) / "observations"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{task_content_hash(task)}.png"
+    if not path.exists():
+        tmp = folder / f".{uuid.uuid4().hex}.png"
+        write_initial_observation(task, tmp)
+        os.replace(tmp, path)  # readers see a whole image or none
+    return path

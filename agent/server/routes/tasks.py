@@ -80,12 +80,12 @@ def question_image(task_id: str, index: int, _token: TokenDep) -> FileResponse:
 @router.get("/tasks/{task_id:path}/manual/{step}.png", response_class=FileResponse)
 def manual_image(task_id: str, step: int, _token: TokenDep, style: str = Query("booklet", max_length=32)) -> FileResponse:
     """One step of an assembly task's visual manual."""
-    from agent.server.media import manual_paths
+    from jarvis_sim.manuals import render_manual
 
     task = load_task(task_id)
     if isinstance(task, QuestionItem):
         raise HTTPException(404, f"task {task_id} is a question item: use /images/<k>.png")
-    paths = _rendered(lambda: manual_paths(task, style), f"the manual of {task_id} in style {style!r}")
+    paths = _rendered(lambda: render_manual(task, style), f"the manual of {task_id} in style {style!r}")
     if not 0 <= step < len(paths):
         raise HTTPException(404, f"task {task_id} has {len(paths)} manual step(s); step {step} does not exist")
     return FileResponse(paths[step], media_type="image/png")
@@ -94,12 +94,12 @@ def manual_image(task_id: str, step: int, _token: TokenDep, style: str = Query("
 @router.get("/tasks/{task_id:path}/observation.png", response_class=FileResponse)
 def observation_image(task_id: str, _token: TokenDep) -> FileResponse:
     """The initial top-down observation of an assembly task."""
-    from agent.server.media import initial_observation_path
+    from jarvis_sim.manuals.observation import initial_observation_png
 
     task = load_task(task_id)
     if isinstance(task, QuestionItem):
         raise HTTPException(404, f"task {task_id} is a question item: use /images/<k>.png")
-    path: Path = _rendered(lambda: initial_observation_path(task), f"the observation of {task_id}")
+    path: Path = _rendered(lambda: initial_observation_png(task), f"the observation of {task_id}")
     return FileResponse(path, media_type="image/png")
 
 

@@ -104,3 +104,19 @@ def test_server_on_postgresql(tmp_path: Path, quiz_plugin: None, postgres_url: s
         while (body := client.get(f"/v1/runs/{run_id}").json())["status"] != "done" and time.time() < deadline:
             time.sleep(0.1)
         assert body["counts"] == {"done": 5} and body["summary"]["n_episodes"] == 5
+
+
+@pytest.mark.render
+def test_manual_and_observation_images_of_an_assembly_task(client: TestClient, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JARVIS_CACHE_DIR", str(tmp_path / "cache"))
+    task_id = client.get("/v1/tasks", params={"suite": "jarvis-mini", "limit": 1}).json()["data"][0]["id"]
+    view = client.get(f"/v1/tasks/{task_id}").json()
+    assert "target" not in view and view["manual_images"]
+    page = client.get(view["manual_images"][0])
+    assert page.status_code == 200 and page.headers["content-type"] == "image/png"
+    assert page.content.startswith(b"\x89PNG")
+    obs = client.get(view["observation_image"])
+    assert obs.status_code == 200 and obs.content.startswith(b"\x89PNG")
+    assert client.get(f"{view['manual_images'][0]}?style=sketchy").status_code == 422
+    assert client.get(f"/v1/tasks/{task_id}/manual/99.png").status_code == 404
