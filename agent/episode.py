@@ -18,7 +18,7 @@ from typing import Any
 from agent.agents import make_agent
 from agent.agents.base import AnswerTurn, QuestionAgent
 from agent.config import AgentConfig, Budget
-from evaluator.answers import score_answer
+from evaluator.episode import question_scores
 from evaluator.records import EpisodeRecord, RoundRecord, Timings, TokenAccount
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import QuestionFamily, family_of_task, load_task
@@ -86,8 +86,7 @@ def run_question_episode(job: EpisodeJob, item: QuestionItem, family: QuestionFa
 
 def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, started: str, wall: float) -> EpisodeRecord:
     """Score an answer in both modes and build the episode's record."""
-    official = score_answer(item, turn.text, "official")
-    strict = score_answer(item, turn.text, "strict")
+    scores, details = question_scores(item, turn.text)
     return EpisodeRecord(
         episode_id=job.episode_id,
         task_id=item.id,
@@ -103,7 +102,7 @@ def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, start
                 prompt_text=turn.prompt_text,
                 prompt_images=list(item.images),
                 response=turn.text,
-                outcome="ok" if official.valid else "error",
+                outcome="ok" if scores["valid"] else "error",
                 tokens_in=turn.tokens_in,
                 tokens_out=turn.tokens_out,
                 cost_usd=turn.cost_usd,
@@ -111,13 +110,8 @@ def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, start
             )
         ],
         answer=turn.text,
-        scores={
-            "soft_score": official.score,
-            "correct": 100.0 if official.correct else 0.0,
-            "valid": 100.0 if official.valid else 0.0,
-            "strict_correct": 100.0 if strict.correct else 0.0,
-        },
-        score_details={"official": official.details, "strict": strict.details},
+        scores=scores,
+        score_details=details,
         scoring_config={"modes": ["official", "strict"]},
         timings=Timings(started_at=started, finished_at=now_iso(), wall_s=wall),
         tokens=TokenAccount(

@@ -52,6 +52,19 @@ def _elapsed(record_time: float | None, state_time: float) -> float | None:
     return state_time if state_time > 0.0 else None
 
 
+def question_scores(item: QuestionItem, answer: str) -> tuple[dict[str, float], dict[str, Any]]:
+    """Scores of an answer in both modes (official drives soft_score), and each mode's details."""
+    official = score_answer(item, answer, "official")
+    strict = score_answer(item, answer, "strict")
+    scores = {
+        "soft_score": official.score,
+        "correct": 100.0 * official.correct,
+        "valid": 100.0 * official.valid,
+        "strict_correct": 100.0 * strict.correct,
+    }
+    return scores, {"official": official.details, "strict": strict.details}
+
+
 def score_episode(record: EpisodeRecord, task: Task, config: ScoringConfig | None = None) -> EpisodeRecord:
     """A copy of the record with scores, details and the config filled in from its stored outcome.
 
@@ -61,10 +74,9 @@ def score_episode(record: EpisodeRecord, task: Task, config: ScoringConfig | Non
     if record.task_id != task.id:
         raise ValueError(f"episode {record.episode_id} is for task {record.task_id!r}, not {task.id!r}")
     if isinstance(task, QuestionItem):
-        verdict = score_answer(task, record.answer or "")
-        scores = {"soft_score": verdict.score, "correct": 100.0 * verdict.correct, "valid": 100.0 * verdict.valid}
-        details = {"mode": verdict.mode, **verdict.details}
-        return record.model_copy(update={"scores": scores, "score_details": details})
+        scores, details = question_scores(task, record.answer or "")
+        return record.model_copy(update={"scores": scores, "score_details": details,
+                                         "scoring_config": {"modes": ["official", "strict"]}})
     if record.final_state is None:
         return record
     result = score_assembly(task, record.final_state, _elapsed(record.timings.sim_time_s, record.final_state.sim_time_s), cfg)

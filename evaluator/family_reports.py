@@ -16,7 +16,7 @@ from evaluator.records import EpisodeRecord
 
 
 def _verdict(record: EpisodeRecord) -> AnswerScore:
-    details = record.score_details.get("official", record.score_details)
+    details = record.score_details.get("official", {})
     return AnswerScore(
         task_id=record.task_id,
         correct=record.scores.get("correct", 0.0) >= 100.0,

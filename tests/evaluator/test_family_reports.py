@@ -26,3 +26,11 @@ def test_gamibench_section_reports_the_paper_metrics() -> None:
 
 def test_no_section_without_question_families() -> None:
     assert family_sections([]) == ""
+
+
+def test_offline_rescoring_of_a_question_episode_matches_the_live_scores() -> None:
+    from evaluator.episode import score_episode
+
+    for record in _records("gamibench", 3, "random"):
+        rescored = score_episode(record, load_task(record.task_id))
+        assert rescored.scores == record.scores and rescored.score_details == record.score_details

@@ -80,7 +80,7 @@ def test_question_episode_is_scored_by_its_family_scorer() -> None:
 
     item = QuestionItem(id="testfam/a/0", family="testfam", kind="a", prompt="2+2?", answer="4")
     rec = EpisodeRecord(episode_id="q", task_id=item.id, family="testfam", answer=" 4 ")
-    assert score_episode(rec, item).scores == {"soft_score": 100.0, "correct": 100.0, "valid": 100.0}
+    assert score_episode(rec, item).scores == {"soft_score": 100.0, "correct": 100.0, "valid": 100.0, "strict_correct": 100.0}
 
 
 def test_cli_score_and_report(tmp_path: Path) -> None:
