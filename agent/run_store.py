@@ -7,6 +7,7 @@ reported done, so an interrupted run loses at most the episode that was running.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -86,17 +87,22 @@ class RunDirectory:
         return {(r.task_id, r.seed) for r in self.records() if r.status == "done"}
 
     def append(self, record: EpisodeRecord) -> None:
-        """Append one record durably; a torn last line (a killed writer) is closed first so it costs only itself."""
+        """Append one record durably, under an exclusive lock (the server's workers and its API share the file);
+        a torn last line (a killed writer) is closed first so it costs only itself."""
         line = (record.model_dump_json() + "\n").encode("utf-8")
         with self.episodes_path.open("a+b") as fh:
-            end = fh.seek(0, os.SEEK_END)
-            if end > 0:
-                fh.seek(end - 1)
-                if fh.read(1) != b"\n":
-                    fh.write(b"\n")
-            fh.write(line)
-            fh.flush()
-            os.fsync(fh.fileno())
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                end = fh.seek(0, os.SEEK_END)
+                if end > 0:
+                    fh.seek(end - 1)
+                    if fh.read(1) != b"\n":
+                        fh.write(b"\n")
+                fh.write(line)
+                fh.flush()
+                os.fsync(fh.fileno())
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
 
     def write_json(self, name: str, obj: Any) -> None:
         """Write a JSON file in the run directory atomically."""

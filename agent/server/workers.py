@@ -8,7 +8,6 @@ worker running an episode that was cancelled.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import multiprocessing
@@ -23,6 +22,7 @@ from typing import Any
 
 from agent.config import AgentConfig, Budget
 from agent.episode import EpisodeJob
+from agent.run_store import RunDirectory
 from agent.server.db import EpisodeRow, make_engine
 from agent.server.queue import Claim, EpisodeQueue
 from agent.server.settings import ServerSettings
@@ -42,26 +42,6 @@ def record_relpath(run_id: str | None, episode_id: str) -> str:
     """Where an episode's record.json lies, relative to the data directory."""
     base = f"runs/{run_id}/" if run_id else ""
     return f"{base}episodes/{episode_id}/record.json"
-
-
-def append_locked(path: Path, line: str) -> None:
-    """Append a line under an exclusive lock, so several workers can share one episodes.jsonl.
-
-    A torn last line (a writer killed mid-line) is closed with a newline first, so it costs only itself.
-    """
-    with path.open("a+b") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            end = fh.seek(0, os.SEEK_END)
-            if end > 0:
-                fh.seek(end - 1)
-                if fh.read(1) != b"\n":
-                    fh.write(b"\n")
-            fh.write(line.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def store_record(data_dir: Path, claim_run_id: str | None, record: EpisodeRecord) -> str:
@@ -115,7 +95,7 @@ def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: st
     if ok and claim.run_id:
         # Best effort: the run's episodes.jsonl is reconciled from the database when its report is written.
         try:
-            append_locked(data_dir / "runs" / claim.run_id / "episodes.jsonl", record.model_dump_json() + "\n")
+            RunDirectory(data_dir / "runs" / claim.run_id).append(record)
         except OSError as exc:
             log.error("worker %s: cannot append %s to its run's episodes.jsonl: %s", worker_id, claim.episode_id, exc)
     return ok
