@@ -30,6 +30,11 @@ def height_mm(kind: str) -> float:
     return PLATE_MM * (u.BRICK_PLATES if kind == "brick" else 1)
 
 
+def height_kind(desc: BrickDescriptor) -> str:
+    """'brick' or 'plate'; a height the camera could not tell (on the structure) is taken as a brick."""
+    return desc.height if desc.height != "unknown" else "brick"
+
+
 def snap_to_lattice(desc: BrickDescriptor, ws: Workspace) -> BrickDescriptor:
     """The descriptor with its centre, yaw and top height moved onto the calibrated lattice, if close."""
     yaw = desc.yaw_deg % 180.0

@@ -24,6 +24,7 @@ from skills.errors import (
 from skills.geometry import (
     PLATE_MM,
     ground_placement_pose,
+    height_kind,
     height_mm,
     placement_pose,
     relative_placement,
@@ -48,10 +49,6 @@ PAD_THICKNESS_MM = 8.0
 SEATED_TOLERANCE_MM = 2.0
 VERIFY_ASIDE_M = 0.15  # how far the hand steps aside before the camera checks a placement
 GROUND = "ground"  # support name of the build area's level 0 (table or baseplate), studs counted from its corner
-
-
-def _mm(v: np.ndarray | float) -> np.ndarray:
-    return np.asarray(v, dtype=float) / 1000.0
 
 
 @skill("task")
@@ -133,7 +130,7 @@ def grasp_plan(ctx: SkillContext, brick: str) -> GraspPlan:
     depth = PLATE_GRIP_DEPTH_MM if d.height == "plate" else GRIP_DEPTH_MM
     centre = np.array([d.x_mm, d.y_mm]) / 1000.0
     # The finger tips reach FINGERTIP_BELOW_TCP_MM below the TCP: keep them off whatever the brick rests on.
-    rest_z = d.top_z_mm - height_mm(d.height if d.height != "unknown" else "brick")
+    rest_z = d.top_z_mm - height_mm(height_kind(d))
     pad_z = max(d.top_z_mm - depth, rest_z + FINGERTIP_BELOW_TCP_MM + TIP_CLEARANCE_MM)
     # Room for each finger: no other brick's points inside the finger volume beside the brick.
     long_axis = np.array([math.cos(yaw), math.sin(yaw)])
@@ -236,7 +233,7 @@ def _transit_height(ctx: SkillContext) -> float:
     tops = [d.top_z_mm for d in ctx.perceived.descriptors.values()] or [0.0]
     held_below = 0.0
     if ctx.held_descriptor is not None:  # the held brick hangs below the TCP
-        held_below = height_mm(ctx.held_descriptor.height if ctx.held_descriptor.height != "unknown" else "brick")
+        held_below = height_mm(height_kind(ctx.held_descriptor))
     return (max(tops) + APPROACH_HEIGHT_MM + held_below) / 1000.0
 
 
@@ -327,7 +324,7 @@ def place_on(ctx: SkillContext, support: str, stud_x: int, stud_y: int, rotation
 def _placement_pose(ctx: SkillContext, support: str, brick: BrickDescriptor, stud_x: int, stud_y: int,
                     rotation: int) -> Pose:
     """Pose of `brick` placed on a perceived support, or on the build area's lattice for 'ground'."""
-    height = brick.height if brick.height != "unknown" else "brick"
+    height = height_kind(brick)
     if support == GROUND:
         return ground_placement_pose(ctx.workspace, brick.size, height, stud_x, stud_y, rotation)
     sup = snap_to_lattice(ctx.descriptor(support), ctx.workspace)
@@ -349,7 +346,7 @@ def place_at(ctx: SkillContext, stud_x: int, stud_y: int, level: int, rotation: 
     if not 0 <= level <= 200:
         raise InvalidArgument(f"level must lie in 0..200 plates, not {level}")
     held = ctx.held_descriptor
-    pose = ground_placement_pose(ctx.workspace, held.size, held.height if held.height != "unknown" else "brick",
+    pose = ground_placement_pose(ctx.workspace, held.size, height_kind(held),
                                  stud_x, stud_y, rotation)
     return place(ctx, pose.model_copy(update={"z_mm": round(pose.z_mm + level * PLATE_MM, 3)}))
 
@@ -375,7 +372,7 @@ def put_down(ctx: SkillContext) -> PlaceResult:
                 best, best_gap = (x, y), gap
     assert best is not None
     pose = Pose(x_mm=round(best[0], 2), y_mm=round(best[1], 2),
-                z_mm=height_mm(held.height if held.height != "unknown" else "brick"), yaw_deg=held.yaw_deg)
+                z_mm=height_mm(height_kind(held)), yaw_deg=held.yaw_deg)
     return place(ctx, pose)
 
 
@@ -393,7 +390,7 @@ def _finger_blockers(ctx: SkillContext, pose: Pose, held: BrickDescriptor, gripp
     """Perceived bricks that the finger pads would hit beside the brick at its release height."""
     travel = np.array([-math.sin(gripper_yaw), math.cos(gripper_yaw)])
     half_grip = (held.size[1] * 8.0 - 0.2) / 2 if held.size[0] != held.size[1] else (held.size[0] * 8.0 - 0.2) / 2
-    tips_z = pose.z_mm - height_mm(held.height if held.height != "unknown" else "brick") + RELEASE_ABOVE_MM
+    tips_z = pose.z_mm - height_mm(height_kind(held)) + RELEASE_ABOVE_MM
     blockers = []
     for side in (-1.0, 1.0):
         cx, cy = np.array([pose.x_mm, pose.y_mm]) + side * (half_grip + PAD_THICKNESS_MM / 2) * travel
@@ -419,7 +416,7 @@ def _gripper_yaw(ctx: SkillContext, target_yaw_deg: float) -> float:
 
 def _check_free(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> None:
     """Raise placement_occupied when a perceived brick already fills the target volume."""
-    bottom = pose.z_mm - height_mm(held.height if held.height != "unknown" else "brick")
+    bottom = pose.z_mm - height_mm(height_kind(held))
     for pid, d in ctx.perceived.descriptors.items():
         if pid == ctx.held:
             continue
