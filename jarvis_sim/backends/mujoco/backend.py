@@ -8,6 +8,7 @@ released brick seats onto the lattice (and is welded) when within tolerance, see
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,14 @@ from jarvis_sim.backends.mujoco.panda import (
     HOME_Q,
     PandaNames,
 )
-from jarvis_sim.backends.mujoco.scene import SIDE_CAMERA, TOP_CAMERA, SimConfig, build_scene, clutch_eq_name
+from jarvis_sim.backends.mujoco.scene import (
+    GRASP_LOCK_EQ,
+    SIDE_CAMERA,
+    TOP_CAMERA,
+    SimConfig,
+    build_scene,
+    clutch_eq_name,
+)
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import brick_pose_in_world
 from jarvis_sim.lego.world_state import BrickState, WorldState
@@ -32,6 +40,10 @@ from jarvis_sim.tasks.spec import TaskSpec
 
 _SNAP_DELAY_S = 0.08  # let the fingers clear the brick before judging its pose
 _SNAP_WINDOW_S = 1.0  # keep trying while the brick settles, then give up
+# MjData fields of island sleeping that a snapshot must carry besides the integration state.
+_SLEEP_FIELDS = ("tree_asleep", "tree_awake", "body_awake", "body_awake_ind", "parent_awake_ind", "dof_awake_ind",
+                 "ntree_awake", "nbody_awake", "nparent_awake", "nv_awake")
+_LOCK_FINGER_SPEED_M_S = 0.002  # the grasp lock engages once the closing fingers move slower than this
 
 
 @dataclass(frozen=True)
@@ -40,7 +52,7 @@ class MujocoSnapshot:
 
     task_id: str
     physics: np.ndarray
-    tree_asleep: np.ndarray
+    sleep: dict[str, Any]
     eq_data: np.ndarray
     eq_obj2id: np.ndarray
     clutch: ClutchGraph
@@ -52,6 +64,37 @@ class MujocoSnapshot:
     pending: dict[str, float]
     ee_target: tuple[np.ndarray, np.ndarray] | None
     ee_setpoint: tuple[np.ndarray, np.ndarray] | None
+
+
+def _weld_data(pos1: np.ndarray, quat1: np.ndarray, pos2: np.ndarray, quat2: np.ndarray, size: int) -> np.ndarray:
+    """eq_data of a weld holding body2 at its current pose relative to body1 (zero anchor, torque scale 1).
+
+    relpose is body2's pose in body1's frame; all zeros would mean "the pose at compile time", which is wrong
+    at run time, so it is always filled explicitly.
+    """
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, np.asarray(quat1, dtype=float))
+    data = np.zeros(size)
+    data[3:6] = rot.reshape(3, 3).T @ (np.asarray(pos2) - np.asarray(pos1))
+    data[6:10] = _quat_mul(_quat_conj(np.asarray(quat1, dtype=float)), np.asarray(quat2, dtype=float))
+    data[10] = 1.0
+    return data
+
+
+def _wake(m: mujoco.MjModel, d: mujoco.MjData, compute: Callable[[mujoco.MjModel, mujoco.MjData], None]) -> None:
+    """Wake every kinematic tree and recompute `d` with `compute` (mj_forward or mj_fwdPosition).
+
+    Writing tree_asleep alone leaves MuJoCo's derived sleep bookkeeping stale; one computation with island
+    sleeping switched off rebuilds it for all trees awake.
+    """
+    sleep_bit = int(mujoco.mjtEnableBit.mjENBL_SLEEP)
+    flags = int(m.opt.enableflags)
+    m.opt.enableflags = flags & ~sleep_bit
+    try:
+        d.tree_asleep[:] = -mujoco.mjMINAWAKE
+        compute(m, d)
+    finally:
+        m.opt.enableflags = flags
 
 
 def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -107,7 +150,10 @@ class MujocoBackend(Backend):
         self._brick_ids = list(self.layout.initial_ids) + list(self.layout.action_ids)
         self._action = set(self.layout.action_ids)
         self._body = {b: m.body(b).id for b in self._brick_ids}
+        self._brick_index = {b: k for k, b in enumerate(self._brick_ids)}
         self._eq = {b: m.equality(clutch_eq_name(b)).id for b in self.layout.action_ids}
+        self._lock_eq = m.equality(GRASP_LOCK_EQ).id if self.layout.action_ids else None
+        self._finger_dadr = np.array([m.jnt_dofadr[m.joint(j).id] for j in names.finger_joints])
         self._qadr = {b: int(m.jnt_qposadr[m.body_jntadr[self._body[b]]]) for b in self.layout.action_ids}
         self._dadr = {b: int(m.jnt_dofadr[m.body_jntadr[self._body[b]]]) for b in self.layout.action_ids}
         body_brick = np.full(m.nbody, -1, dtype=np.int32)
@@ -229,6 +275,7 @@ class MujocoBackend(Backend):
             if not np.isfinite(d.qacc).all():
                 raise BackendError(f"simulation diverged at t={d.time:.3f} s")
             self._clutch_tick()
+            self._grasp_tick()
 
     # --- robot -----------------------------------------------------------------------------------
     def robot_state(self) -> RobotState:
@@ -324,16 +371,9 @@ class MujocoBackend(Backend):
                 probe.qpos[adr : adr + 3] = hand_p1 + rot.reshape(3, 3) @ (p - hand_p0)
                 probe.qpos[adr + 3 : adr + 7] = _quat_mul(rel_q, d.qpos[adr + 3 : adr + 7])
                 moving.add(b)
-        # The probe is a what-if pose: compute it with island sleeping off, else MuJoCo may find contacts with
+        # The probe is a what-if pose: compute it with every tree awake, else MuJoCo may find contacts with
         # geoms it still marks asleep from the copied state and stop with a fatal error.
-        sleep_bit = int(mujoco.mjtEnableBit.mjENBL_SLEEP)
-        flags = int(m.opt.enableflags)
-        m.opt.enableflags = flags & ~sleep_bit
-        try:
-            probe.tree_asleep[:] = -mujoco.mjMINAWAKE
-            mujoco.mj_fwdPosition(m, probe)
-        finally:
-            m.opt.enableflags = flags
+        _wake(m, probe, mujoco.mj_fwdPosition)
         pairs: set[tuple[str, str]] = set()
         names = self._geom_names
         for c in probe.contact[: probe.ncon]:
@@ -385,17 +425,23 @@ class MujocoBackend(Backend):
             ))
         return WorldState(sim_time_s=float(d.time), bricks=bricks)
 
+    def _pad_touches(self) -> tuple[set[int], set[int]]:
+        """Brick indices touching each finger pad (left, right)."""
+        d = self.data
+        geoms = d.contact.geom[: d.ncon]
+        touching: list[set[int]] = []
+        for pad in self._pads:
+            rows = (geoms == pad).any(axis=1)
+            other = np.where(geoms[rows, 0] == pad, geoms[rows, 1], geoms[rows, 0])
+            touching.append({int(k) for k in self._geom_brick[other] if k >= 0})
+        return touching[0], touching[1]
+
     def held_brick(self) -> str | None:
         """The brick touching both finger pads, if any."""
         d = self.data
         if d.ncon == 0:
             return None
-        geoms = d.contact.geom[: d.ncon]
-        touching: list[set[int]] = []
-        for pad in self._pads:
-            rows = (geoms == pad).any(axis=1)
-            other = geoms[rows].max(axis=1) * 0 + np.where(geoms[rows, 0] == pad, geoms[rows, 1], geoms[rows, 0])
-            touching.append({int(k) for k in self._geom_brick[other] if k >= 0})
+        touching = self._pad_touches()
         both = touching[0] & touching[1]
         if not both:
             return None
@@ -425,9 +471,12 @@ class MujocoBackend(Backend):
                 held = self.held_brick()
                 if held is not None and held in self._action and d.eq_active[self._eq[held]]:
                     self._detach(held)
+        touched = set().union(*self._pad_touches()) if self._pending else set()
         for b, t_release in list(self._pending.items()):
-            if b == self.held_brick():
-                # Still between the opening fingers: the settling window starts once it is free.
+            if self._brick_index[b] in touched:
+                # Still touching a finger: the settling window starts once it is free. Welding a brick that a pad
+                # still presses makes the weld and the pad contact fight, which kicks the brick off its seat
+                # (measured: a 1x1 thrown 2.3 mm up onto the stud tops, then held there by its weld).
                 self._pending[b] = float(d.time)
                 continue
             age = float(d.time) - t_release
@@ -473,18 +522,71 @@ class MujocoBackend(Backend):
         """Activate the brick's weld to partner_body at the current relative pose."""
         m, d = self.model, self.data
         eq = self._eq[brick]
-        pp, pq = d.xpos[partner_body].copy(), d.xquat[partner_body].copy()
-        rot = np.zeros(9)
-        mujoco.mju_quat2Mat(rot, quat)
         m.eq_obj2id[eq] = partner_body
-        data = np.zeros(m.eq_data.shape[1])
-        # relpose = pose of body2 (the partner) in body1's (the brick's) frame; all-zero would mean "the
-        # pose at compile time", which is wrong at run time, so it is always filled explicitly.
-        data[3:6] = rot.reshape(3, 3).T @ (pp - pos)
-        data[6:10] = _quat_mul(_quat_conj(quat), pq)
-        data[10] = 1.0
-        m.eq_data[eq] = data
+        m.eq_data[eq] = _weld_data(pos, quat, d.xpos[partner_body], d.xquat[partner_body], m.eq_data.shape[1])
         d.eq_active[eq] = 1
+
+    # --- grasp lock ------------------------------------------------------------------------------
+    def _grasp_tick(self) -> None:
+        """Hold a squeezed brick rigidly in the hand until the grip opens or its friction is exceeded.
+
+        MuJoCo's soft contacts let a brick squeezed between the pads creep (measured: 0.2-0.4 mm along the pads
+        per 60 mm lift, whatever the friction, impratio or noslip settings), while placing a brick between
+        clutched neighbours needs it within 0.1 mm. Once the fingers have stopped closing on a brick, the brick
+        is welded to the hand where it sits; the weld lets go when the gripper opens, or when the load on it
+        exceeds what the pads' friction could hold (the brick then slips as it would on a real gripper).
+        """
+        eq = self._lock_eq
+        if eq is None:
+            return
+        m, d = self.model, self.data
+        if d.eq_active[eq]:
+            if not self.grip_closed or self._grasp_overloaded(eq):
+                d.eq_active[eq] = 0
+            return
+        if not self.grip_closed or float(np.abs(d.qvel[self._finger_dadr]).max()) > _LOCK_FINGER_SPEED_M_S:
+            return
+        held = self.held_brick()
+        if held is None or held not in self._action or d.eq_active[self._eq[held]]:
+            return
+        body = self._body[held]
+        m.eq_obj2id[eq] = body
+        m.eq_data[eq] = _weld_data(d.xpos[self._hand], d.xquat[self._hand], d.xpos[body], d.xquat[body],
+                                   m.eq_data.shape[1])
+        d.eq_active[eq] = 1
+
+    def _grasp_overloaded(self, eq: int) -> bool:
+        """True when the locked brick is pushed (by anything but the fingers) harder than the pads' friction holds.
+
+        The load is summed from the brick's own contacts rather than read from the weld: the weld and the
+        squeezing pads form a closed loop whose internal forces the solver splits arbitrarily.
+        """
+        m, d = self.model, self.data
+        if d.ncon == 0:
+            return False
+        body = int(m.eq_obj2id[eq])
+        geoms = d.contact.geom[: d.ncon]
+        bodies = m.geom_bodyid[geoms]
+        rows = np.flatnonzero((bodies == body).any(axis=1) & ~self._geom_robot[geoms].any(axis=1))
+        if not len(rows):
+            return False
+        total = np.zeros(3)
+        wrench = np.zeros(6)
+        for i in rows:
+            mujoco.mj_contactForce(m, d, int(i), wrench)
+            frame = d.contact.frame[i].reshape(3, 3)
+            sign = 1.0 if bodies[i, 1] == body else -1.0  # the force acts on geom2's body along the frame
+            total += sign * (frame.T @ wrench[:3])
+        capacity = 2.0 * float(m.geom_friction[self._pads[0], 0]) * self.grip_force
+        return bool(np.linalg.norm(total) > capacity)
+
+    def grasp_locked(self) -> str | None:
+        """The brick held rigidly by the grasp lock, if any (diagnostics and tests)."""
+        eq = self._lock_eq
+        if eq is None or not self.data.eq_active[eq]:
+            return None
+        k = self._geom_brick[np.flatnonzero(self.model.geom_bodyid == self.model.eq_obj2id[eq])[0]]
+        return self._brick_ids[int(k)]
 
     # --- state -----------------------------------------------------------------------------------
     def save_state(self) -> MujocoSnapshot:
@@ -496,7 +598,7 @@ class MujocoBackend(Backend):
         return MujocoSnapshot(
             task_id=self._task().id,
             physics=physics,
-            tree_asleep=d.tree_asleep.copy(),
+            sleep={k: np.copy(getattr(d, k)) for k in _SLEEP_FIELDS},
             eq_data=m.eq_data.copy(),
             eq_obj2id=m.eq_obj2id.copy(),
             clutch=self.clutch.copy(),
@@ -518,7 +620,6 @@ class MujocoBackend(Backend):
         m.eq_data[:] = snapshot.eq_data
         m.eq_obj2id[:] = snapshot.eq_obj2id
         mujoco.mj_setState(m, d, snapshot.physics, mujoco.mjtState.mjSTATE_INTEGRATION)
-        d.tree_asleep[:] = snapshot.tree_asleep
         self.clutch = snapshot.clutch.copy()
         self.q_cmd = snapshot.q_cmd.copy()
         self.grip_closed = snapshot.grip_closed
@@ -529,6 +630,14 @@ class MujocoBackend(Backend):
         self._pending = dict(snapshot.pending)
         self.cart.target = None if snapshot.ee_target is None else (snapshot.ee_target[0].copy(), snapshot.ee_target[1].copy())
         self.cart.setpoint = None if snapshot.ee_setpoint is None else (snapshot.ee_setpoint[0].copy(), snapshot.ee_setpoint[1].copy())
+        # MuJoCo's sleep bookkeeping (which trees, bodies and dofs are awake, and their counts) is not part of the
+        # integration state; restoring tree_asleep alone left it stale (measured: a restored grasp had no contacts,
+        # so the held brick fell through the fingers). It is restored whole, which keeps a round trip exact.
+        for k, v in snapshot.sleep.items():
+            if np.ndim(v):
+                getattr(d, k)[:] = v
+            else:
+                setattr(d, k, v.item())
         mujoco.mj_forward(m, d)
 
     # --- perturbations ---------------------------------------------------------------------------
@@ -542,7 +651,7 @@ class MujocoBackend(Backend):
             )
 
     def _wake_all(self) -> None:
-        self.data.tree_asleep[:] = -mujoco.mjMINAWAKE
+        _wake(self.model, self.data, mujoco.mj_forward)
 
     def displace_brick(self, brick_id: str, offset_m: tuple[float, float]) -> None:
         """Detach a brick and set it (with what is welded onto it) down on the table, shifted by offset_m."""

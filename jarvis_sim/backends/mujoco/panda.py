@@ -27,6 +27,7 @@ import numpy as np
 JOINT_NAMES = tuple(f"panda/joint{i}" for i in range(1, 8))
 ACTUATOR_NAMES = tuple(f"panda/act{i}" for i in range(1, 8))
 GRIPPER_ACTUATOR = "panda/gripper"
+GRIPPER_TENDON = "panda/finger_split"
 FINGER_JOINTS = ("panda/finger_left", "panda/finger_right")
 FINGER_PADS = ("panda/pad_left", "panda/pad_right")
 TCP_SITE = "panda/tcp"
@@ -242,10 +243,17 @@ def build_panda(parent: mujoco.MjsBody, spec: mujoco.MjSpec, base_pos: tuple[flo
         act.ctrllimited = True
         act.forcerange = [-TORQUE_LIMIT[k], TORQUE_LIMIT[k]]
         act.forcelimited = True
+    # The gripper drives the fingers' mean position through a fixed tendon: each finger gets half the force,
+    # so the coupling constraint carries no squeeze. Driving one finger and coupling the other through the
+    # (soft) joint equality left them 0.4 mm apart under a 2 N squeeze: a held brick sat 0.2 mm off the TCP.
+    split = spec.add_tendon()
+    split.name = GRIPPER_TENDON
+    split.wrap_joint(FINGER_JOINTS[0], 0.5)
+    split.wrap_joint(FINGER_JOINTS[1], 0.5)
     grip = spec.add_actuator()
     grip.name = GRIPPER_ACTUATOR
-    grip.target = FINGER_JOINTS[0]
-    grip.trntype = mujoco.mjtTrn.mjTRN_JOINT
+    grip.target = GRIPPER_TENDON
+    grip.trntype = mujoco.mjtTrn.mjTRN_TENDON
     grip.gaintype = mujoco.mjtGain.mjGAIN_FIXED
     grip.biastype = mujoco.mjtBias.mjBIAS_AFFINE
     # Stiff servo saturated by forcerange: closing on a brick squeezes with the force limit.

@@ -17,7 +17,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from jarvis_sim.backends.mujoco.bricks import GROUP_VISUAL, add_brick_body, add_part_geoms
-from jarvis_sim.backends.mujoco.panda import build_panda
+from jarvis_sim.backends.mujoco.panda import HAND_BODY, build_panda
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import brick_pose_in_world, yaw_quaternion
 from jarvis_sim.lego.catalog import part
@@ -65,6 +65,9 @@ class SceneLayout:
     action_ids: tuple[str, ...]
     baseplate_origin: tuple[float, float, float] | None
     workspace_center: tuple[float, float]
+
+
+GRASP_LOCK_EQ = "grasp_lock"
 
 
 def clutch_eq_name(brick_id: str) -> str:
@@ -191,6 +194,18 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
         eq.active = False
         eq.solref = [0.004, 1.0]
         eq.solimp = [0.9999, 0.9999, 0.001, 0.5, 2.0]  # near-hard: 0.1 N must not stretch it visibly
+
+    if task.action_bricks:
+        # The grasp lock (see MujocoBackend._grasp_tick): hand to whichever brick the fingers hold, set at run time.
+        lock = spec.add_equality()
+        lock.name = GRASP_LOCK_EQ
+        lock.type = mujoco.mjtEq.mjEQ_WELD
+        lock.objtype = mujoco.mjtObj.mjOBJ_BODY
+        lock.name1 = HAND_BODY
+        lock.name2 = task.action_bricks[0].target.id
+        lock.active = False
+        lock.solref = [0.004, 1.0]
+        lock.solimp = [0.9999, 0.9999, 0.001, 0.5, 2.0]
 
     # Cameras look at the region holding the build and the staging area.
     xs = [ws.staging_min[0], ws.staging_max[0], origin[0]]
