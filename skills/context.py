@@ -49,6 +49,7 @@ class SkillContext:
     held: str | None = None  # perception id of the brick in the gripper
     held_descriptor: BrickDescriptor | None = None
     held_grip_depth_mm: float = 4.5  # finger pads below the held brick's top face, from the grasp
+    held_across_long: bool = False  # the fingers hold the brick across its long side (a regrasp), not its short one
     calls: list[SkillCallRecord] = field(default_factory=list)
     next_perception_id: int = 1
     motion: MotionPlanner | None = None

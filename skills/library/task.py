@@ -18,6 +18,7 @@ from skills.errors import (
     InvalidArgument,
     NotGraspable,
     NothingHeld,
+    PathBlocked,
     PlacementFailed,
     PlacementOccupied,
 )
@@ -47,6 +48,7 @@ RELEASE_ABOVE_MM = 0.2  # release with the studs below 1.5 mm inside the brick (
 PAD_HALF_WIDTH_MM = 3.5  # finger pad (LEGO fingertips), across the finger travel
 PAD_THICKNESS_MM = 8.0
 SEATED_TOLERANCE_MM = 2.0
+PRECISE_SETTLE_MM = 0.03  # in-plane TCP error allowed when the fingers close on or let go of a brick
 VERIFY_ASIDE_M = 0.15  # how far the hand steps aside before the camera checks a placement
 GROUND = "ground"  # support name of the build area's level 0 (table or baseplate), studs counted from its corner
 
@@ -121,49 +123,80 @@ def grasp_plan(ctx: SkillContext, brick: str) -> GraspPlan:
 
     Checks there is room for the fingers on both sides; raises not_graspable otherwise.
     """
+    return _grasp_plan(ctx, brick, across_long=False)
+
+
+def _grip_span_mm(d: BrickDescriptor, across_long: bool) -> float:
+    """The brick's width between the finger pads (mm)."""
+    return d.size[0 if across_long else 1] * 8.0 - 0.2
+
+
+def _grasp_plan(ctx: SkillContext, brick: str, across_long: bool) -> GraspPlan:
+    """A top-down grasp closing across the brick's short side, or across its long side (for a regrasp)."""
     d = ctx.descriptor(brick)
     pts = ctx.perceived.points.get(brick)
     if pts is None:
         raise NotGraspable(f"brick {brick} has no point cloud in the last observation; call observe()")
-    yaw = math.radians(d.yaw_deg)
-    short_mm = d.size[1] * 8.0 - 0.2
+    yaw_deg = d.yaw_deg + (90.0 if across_long else 0.0)
+    span_mm = _grip_span_mm(d, across_long)
     depth = PLATE_GRIP_DEPTH_MM if d.height == "plate" else GRIP_DEPTH_MM
     centre = np.array([d.x_mm, d.y_mm]) / 1000.0
     # The finger tips reach FINGERTIP_BELOW_TCP_MM below the TCP: keep them off whatever the brick rests on.
     rest_z = d.top_z_mm - height_mm(height_kind(d))
     pad_z = max(d.top_z_mm - depth, rest_z + FINGERTIP_BELOW_TCP_MM + TIP_CLEARANCE_MM)
-    # Room for each finger: no other brick's points inside the finger volume beside the brick.
-    long_axis = np.array([math.cos(yaw), math.sin(yaw)])
-    short_axis = np.array([-math.sin(yaw), math.cos(yaw)])
-    clearance = FINGER_CLEARANCE_MM
+    gap, neighbour = _finger_room(ctx, brick, centre, math.radians(yaw_deg), span_mm, pad_z)
+    if gap < FINGER_CLEARANCE_MM:
+        raise NotGraspable(
+            f"brick {brick} has a neighbour {neighbour} only {gap:.1f} mm from its side: the fingers "
+            "do not fit. Move the neighbour first or leave this brick."
+        )
+    return GraspPlan(
+        brick=brick, x_mm=d.x_mm, y_mm=d.y_mm, z_mm=round(pad_z, 2), yaw_deg=round(yaw_deg % 180.0, 3),
+        opening_mm=round(span_mm + 2 * 6.0, 1), clearance_mm=round(min(gap, 99.0), 1),
+    )
+
+
+def _finger_room(ctx: SkillContext, brick: str, centre: np.ndarray, yaw: float, span_mm: float,
+                 pad_z: float) -> tuple[float, str | None]:
+    """Free space (mm) beside fingers closing on `span_mm` of a brick across the normal of direction `yaw`.
+
+    Looks for other bricks' points higher than the pads' bottom inside each finger's corridor and returns the
+    smallest gap between the brick's side and one of them (inf when none), with that brick's id. The fingers
+    fit when the gap is at least FINGER_CLEARANCE_MM.
+    """
+    along = np.array([math.cos(yaw), math.sin(yaw)])
+    across = np.array([-math.sin(yaw), math.cos(yaw)])
+    gap, nearest = math.inf, None
     for other_id, other_pts in ctx.perceived.points.items():
         if other_id == brick:
             continue
         high = other_pts[other_pts[:, 2] * 1000.0 > pad_z - 3.0]
         if not len(high):
             continue
-        rel = high[:, :2] - centre
-        a = np.abs(rel @ long_axis) * 1000.0
-        b = np.abs(rel @ short_axis) * 1000.0
-        in_finger = (a < FINGER_HALF_WIDTH_MM) & (b > short_mm / 2) & (b < short_mm / 2 + FINGER_CLEARANCE_MM)
-        if np.any(in_finger):
-            gap = float(np.min(b[a < FINGER_HALF_WIDTH_MM]) - short_mm / 2)
-            raise NotGraspable(
-                f"brick {brick} has a neighbour {other_id} only {max(gap, 0):.1f} mm from its side: the fingers "
-                "do not fit. Move the neighbour first or leave this brick."
-            )
-        near = b[a < FINGER_HALF_WIDTH_MM] - short_mm / 2
-        if len(near):
-            clearance = min(clearance, float(near.min()))
-    return GraspPlan(
-        brick=brick, x_mm=d.x_mm, y_mm=d.y_mm, z_mm=round(pad_z, 2), yaw_deg=d.yaw_deg,
-        opening_mm=round(short_mm + 2 * 6.0, 1), clearance_mm=round(clearance, 1),
-    )
+        rel = (high[:, :2] - centre) * 1000.0
+        beside = np.abs(rel @ across)[np.abs(rel @ along) < FINGER_HALF_WIDTH_MM] - span_mm / 2
+        beside = beside[beside > 0]
+        if len(beside) and float(beside.min()) < gap:
+            gap, nearest = float(beside.min()), other_id
+    return gap, nearest
 
 
 def _pad_target(ctx: SkillContext, x_mm: float, y_mm: float, pad_z_mm: float) -> np.ndarray:
     """TCP position putting the finger pads' centre at a height (the TCP is between the pads)."""
     return np.array([x_mm / 1000.0, y_mm / 1000.0, pad_z_mm / 1000.0])  # heights are above the table (z = 0)
+
+
+def _settle(ctx: SkillContext, position: np.ndarray, max_s: float = 0.6) -> None:
+    """Step until the TCP is within PRECISE_SETTLE_MM of `position` in the plane (or max_s passes).
+
+    A move ends once the TCP is within 0.15 mm, still drifting; closing or opening the fingers then drags the
+    brick along by that drift, while a brick set between clutched neighbours has 0.1 mm to spare.
+    """
+    chunk = max(1, int(0.01 / ctx.backend.control_dt))
+    for _ in range(max(1, int(max_s / 0.01))):
+        if float(np.linalg.norm(ctx.backend.robot_state().ee_position[:2] - position[:2])) * 1000.0 < PRECISE_SETTLE_MM:
+            return
+        ctx.backend.step(chunk)
 
 
 def _gripper_width_mm(ctx: SkillContext) -> float:
@@ -191,41 +224,91 @@ def pick(ctx: SkillContext, brick: str) -> PickResult:
     the fingers. Picking a brick clutched to the structure pulls it off (to undo a mistake).
     Raises already_holding, unknown_brick, not_graspable or grasp_failed.
     """
+    return _pick(ctx, brick, across_long=False)
+
+
+def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
     if ctx.held is not None:
         raise AlreadyHolding(f"the gripper already holds {ctx.held}; place it before picking {brick}")
     d = ctx.descriptor(brick)
     if not d.free_to_grasp and not d.in_structure:
         raise NotGraspable(f"brick {brick} is covered or mostly hidden (visible {d.visible_fraction:.0%}); "
                            "clear what lies on it first")
-    plan = grasp_plan(ctx, brick)
+    plan = _grasp_plan(ctx, brick, across_long)
     assert ctx.motion is not None
     quat = top_down_quaternion(math.radians(plan.yaw_deg))
     above = _pad_target(ctx, plan.x_mm, plan.y_mm, d.top_z_mm + APPROACH_HEIGHT_MM)
     at = _pad_target(ctx, plan.x_mm, plan.y_mm, plan.z_mm)
-    # phase: approach, fingers opened only as wide as the grasp needs (neighbours stay clear)
-    ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
-    _wait_gripper(ctx)
-    _transfer(ctx, above, quat, check_collisions=True)
-    # phase: descend (the target brick itself is expected between the fingers)
-    ctx.motion.move_to(ctx, at, quat, speed=0.05, check_collisions=False)
+    if not d.in_structure and _room_to_centre(ctx, d, plan):
+        _centre_between_fingers(ctx, d, plan, above, at, across_long)
+    else:
+        # phase: approach, fingers opened only as wide as the grasp needs (neighbours stay clear)
+        ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
+        _wait_gripper(ctx)
+        _transfer(ctx, above, quat, check_collisions=True)
+        # phase: descend (the target brick itself is expected between the fingers)
+        ctx.motion.move_to(ctx, at, quat, speed=0.05, check_collisions=False)
     # phase: close (until the fingers stop moving) and verify attachment
+    _settle(ctx, at)
     ctx.backend.set_gripper(closed=True, force_n=GRIP_FORCE_N)
     width = _wait_gripper(ctx)
-    short_mm = d.size[1] * 8.0 - 0.2
-    if width < short_mm - 2.5:
+    span_mm = _grip_span_mm(d, across_long)
+    if width < span_mm - 2.5:
         ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
         _wait_gripper(ctx)
         ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
-        raise GraspFailed(f"the fingers closed to {width:.1f} mm without holding {brick} ({short_mm:.1f} mm wide); "
+        raise GraspFailed(f"the fingers closed to {width:.1f} mm without holding {brick} ({span_mm:.1f} mm wide); "
                           "observe() again and retry")
     # phase: lift vertically
     ctx.motion.move_to(ctx, above, quat, speed=0.08, check_collisions=False)
     width = _gripper_width_mm(ctx)
-    if width < short_mm - 2.5:
+    if width < span_mm - 2.5:
         raise GraspFailed(f"{brick} slipped out of the fingers while lifting; observe() and pick it again")
-    ctx.held, ctx.held_descriptor = brick, d
+    ctx.held, ctx.held_descriptor, ctx.held_across_long = brick, d, across_long
     ctx.held_grip_depth_mm = d.top_z_mm - plan.z_mm
     return PickResult(brick=brick, grasp=plan, lifted_to_mm=round(float(above[2]) * 1000.0, 1))
+
+
+def _centring_radius_mm(d: BrickDescriptor) -> float:
+    """Finger opening half-width (mm) at which open fingers turn about a brick's centre without touching it."""
+    long_mm, short_mm = d.size[0] * 8.0 - 0.2, d.size[1] * 8.0 - 0.2
+    return max(long_mm / 2 + 2.0, math.hypot(long_mm, short_mm) / 2 + 1.5)
+
+
+def _room_to_centre(ctx: SkillContext, d: BrickDescriptor, plan: GraspPlan) -> bool:
+    """True when nothing perceived stands within reach of fingers opened around the brick and turning about it."""
+    reach_mm = max(_centring_radius_mm(d), (d.size[0] * 8.0 - 0.2) / 2 + 6.0) + PAD_THICKNESS_MM + 1.0
+    centre = np.array([d.x_mm, d.y_mm]) / 1000.0
+    for other_id, pts in ctx.perceived.points.items():
+        if other_id == d.id:
+            continue
+        high = pts[pts[:, 2] * 1000.0 > plan.z_mm - FINGERTIP_BELOW_TCP_MM - 3.0]
+        if len(high) and float(np.min(np.linalg.norm(high[:, :2] - centre, axis=1))) * 1000.0 < reach_mm:
+            return False
+    return True
+
+
+def _centre_between_fingers(ctx: SkillContext, d: BrickDescriptor, plan: GraspPlan, above: np.ndarray,
+                            at: np.ndarray, across_long: bool) -> None:
+    """Square a loose brick up under the TCP before the holding grasp, leaving open fingers across its short side.
+
+    The fingers centre a brick only across their closing direction; along the pads it stays wherever perception
+    put it (about half a millimetre off, enough to land a small brick on a neighbour's edge). Closing first
+    across the other side, then turning the opened fingers a quarter turn about the brick, centres both axes.
+    """
+    assert ctx.motion is not None
+    yaw = math.radians(plan.yaw_deg)
+    quat_first = top_down_quaternion(yaw + math.pi / 2)
+    ctx.backend.set_gripper(closed=False, width_m=(_grip_span_mm(d, not across_long) + 12.0) / 1000.0)
+    _wait_gripper(ctx)
+    _transfer(ctx, above, quat_first, check_collisions=True)
+    ctx.motion.move_to(ctx, at, quat_first, speed=0.05, check_collisions=False)
+    _settle(ctx, at)
+    ctx.backend.set_gripper(closed=True, force_n=GRIP_FORCE_N)
+    _wait_gripper(ctx)
+    ctx.backend.set_gripper(closed=False, width_m=2 * _centring_radius_mm(d) / 1000.0)
+    _wait_gripper(ctx)
+    ctx.motion.move_to(ctx, at, top_down_quaternion(yaw), speed=0.05, check_collisions=False)
 
 
 def _transit_height(ctx: SkillContext) -> float:
@@ -264,14 +347,20 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     if ctx.held is None or ctx.held_descriptor is None:
         raise NothingHeld("the gripper holds nothing: pick(brick) first")
     held = ctx.held_descriptor
-    if abs(_gripper_width_mm(ctx) - (held.size[1] * 8.0 - 0.2)) > 2.5:  # closed on nothing, or opened
+    span_mm = _grip_span_mm(held, ctx.held_across_long)
+    if abs(_gripper_width_mm(ctx) - span_mm) > 2.5:  # closed on nothing, or opened
         brick = ctx.held
-        ctx.held, ctx.held_descriptor = None, None
+        ctx.held, ctx.held_descriptor, ctx.held_across_long = None, None, False
         raise GraspFailed(f"{brick} is no longer between the fingers (it slipped after the pick); observe() to "
                           "find it, then pick it again")
     _check_free(ctx, pose, held)
+    gripper_yaw = _free_gripper_yaw(ctx, pose, held)
+    if gripper_yaw is None:
+        gripper_yaw = _regrasp_for(ctx, pose)
+        held = ctx.held_descriptor
+        span_mm = _grip_span_mm(held, ctx.held_across_long)
     grip_depth = ctx.held_grip_depth_mm
-    quat = top_down_quaternion(_free_gripper_yaw(ctx, pose, held))
+    quat = top_down_quaternion(gripper_yaw)
     above = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + APPROACH_HEIGHT_MM)
     near = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + 4.0)
     # Release with the studs below 1.5 mm inside the brick: they hold it square while the fingers open, and the
@@ -284,8 +373,9 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     _transfer(ctx, above, quat, check_collisions=False)
     ctx.motion.move_to(ctx, near, quat, speed=0.05, check_collisions=False)
     ctx.motion.move_to(ctx, release, quat, speed=0.01, check_collisions=False)
+    _settle(ctx, release)
     # phase: release (a few mm wider than the brick) and retreat
-    ctx.backend.set_gripper(closed=False, width_m=(held.size[1] * 8.0 - 0.2 + 8.0) / 1000.0)
+    ctx.backend.set_gripper(closed=False, width_m=(span_mm + 8.0) / 1000.0)
     _wait_gripper(ctx)
     ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
     # Step aside (to -y, away from the staging area) so the hand no longer hides the brick from the camera.
@@ -293,7 +383,7 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     aside[1] -= VERIFY_ASIDE_M
     ctx.motion.move_to(ctx, aside, quat, speed=0.25, check_collisions=False)
     brick = ctx.held
-    ctx.held, ctx.held_descriptor = None, None
+    ctx.held, ctx.held_descriptor, ctx.held_across_long = None, None, False
     # phase: verify
     found = _find_near(ctx, held, pose)
     if found is None:
@@ -376,24 +466,50 @@ def put_down(ctx: SkillContext) -> PlaceResult:
     return place(ctx, pose)
 
 
-def _free_gripper_yaw(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> float:
-    """Gripper yaw for the placement: for a square brick, the finger axis whose sides are free at the target."""
+def _free_gripper_yaw(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> float | None:
+    """Gripper yaw for the placement whose finger pads have room beside the brick at the target, or None.
+
+    A square brick can be turned in the hand a quarter turn further, so both finger axes are tried.
+    """
     base = _gripper_yaw(ctx, pose.yaw_deg)
     options = [base, base + math.pi / 2] if held.size[0] == held.size[1] else [base]
+    span_mm = _grip_span_mm(held, ctx.held_across_long)
     for yaw in options:
-        if not _finger_blockers(ctx, pose, held, yaw):
+        if not _finger_blockers(ctx, pose, held, yaw, span_mm):
             return yaw
-    return base
+    return None
 
 
-def _finger_blockers(ctx: SkillContext, pose: Pose, held: BrickDescriptor, gripper_yaw: float) -> list[str]:
+def _regrasp_for(ctx: SkillContext, pose: Pose) -> float:
+    """Set the held brick down in the staging area and pick it again across its other side, when only that grip
+    leaves the fingers room beside it at the target; returns the new gripper yaw. Raises path_blocked when
+    neither grip has room."""
+    held = ctx.held_descriptor
+    assert held is not None and ctx.held is not None
+    base = _gripper_yaw(ctx, pose.yaw_deg)
+    turned = not ctx.held_across_long
+    blockers = _finger_blockers(ctx, pose, held, base, _grip_span_mm(held, ctx.held_across_long))
+    if held.size[0] == held.size[1] or _finger_blockers(ctx, pose, held, base + math.pi / 2,
+                                                        _grip_span_mm(held, turned)):
+        raise PathBlocked(
+            f"the fingers have no room beside {ctx.held} at ({pose.x_mm:.1f}, {pose.y_mm:.1f}) mm: "
+            f"{', '.join(sorted(set(blockers)))} stand(s) where they must pass. Place this brick before its "
+            "neighbours, or put_down() and choose another target."
+        )
+    put = put_down(ctx)
+    refresh_perception(ctx)
+    _pick(ctx, put.brick, across_long=turned)
+    return _gripper_yaw(ctx, pose.yaw_deg)
+
+
+def _finger_blockers(ctx: SkillContext, pose: Pose, held: BrickDescriptor, gripper_yaw: float,
+                     span_mm: float) -> list[str]:
     """Perceived bricks that the finger pads would hit beside the brick at its release height."""
     travel = np.array([-math.sin(gripper_yaw), math.cos(gripper_yaw)])
-    half_grip = (held.size[1] * 8.0 - 0.2) / 2 if held.size[0] != held.size[1] else (held.size[0] * 8.0 - 0.2) / 2
     tips_z = pose.z_mm - height_mm(height_kind(held)) + RELEASE_ABOVE_MM
     blockers = []
     for side in (-1.0, 1.0):
-        cx, cy = np.array([pose.x_mm, pose.y_mm]) + side * (half_grip + PAD_THICKNESS_MM / 2) * travel
+        cx, cy = np.array([pose.x_mm, pose.y_mm]) + side * (span_mm / 2 + PAD_THICKNESS_MM / 2) * travel
         for pid, d in ctx.perceived.descriptors.items():
             if pid == ctx.held or d.top_z_mm <= tips_z:
                 continue
@@ -411,7 +527,8 @@ def _gripper_yaw(ctx: SkillContext, target_yaw_deg: float) -> float:
     delta = (target_yaw_deg - picked) % sym
     if delta > sym / 2:
         delta -= sym
-    return math.radians(picked + delta)
+    turn = 90.0 if ctx.held_across_long else 0.0  # the fingers' direction relative to the brick's long side
+    return math.radians(picked + delta + turn)
 
 
 def _check_free(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> None:
