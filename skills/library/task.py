@@ -31,7 +31,7 @@ from skills.geometry import (
     relative_placement,
     snap_to_lattice,
 )
-from skills.library.common import refresh_perception
+from skills.library.common import go_home, refresh_perception
 from skills.motion import leave_park, top_down_quaternion
 from skills.registry import skill
 from skills.types import BrickDescriptor, GraspPlan, PickResult, Placement, PlaceResult, Pose
@@ -497,8 +497,12 @@ def _regrasp_for(ctx: SkillContext, pose: Pose) -> float:
             "neighbours, or put_down() and choose another target."
         )
     put = put_down(ctx)
-    refresh_perception(ctx)
-    _pick(ctx, put.brick, across_long=turned)
+    go_home(ctx)  # out of the camera's view: the hand beside the brick hides half of it
+    again = _find_near(ctx, held, put.pose)
+    if again is None:
+        raise PlacementFailed(f"{put.brick}, set down to be gripped the other way, is no longer near "
+                              f"({put.pose.x_mm:.1f}, {put.pose.y_mm:.1f}) mm; observe() to find it")
+    _pick(ctx, again.id, across_long=turned)
     return _gripper_yaw(ctx, pose.yaw_deg)
 
 
@@ -528,7 +532,12 @@ def _gripper_yaw(ctx: SkillContext, target_yaw_deg: float) -> float:
     if delta > sym / 2:
         delta -= sym
     turn = 90.0 if ctx.held_across_long else 0.0  # the fingers' direction relative to the brick's long side
-    return math.radians(picked + delta + turn)
+    yaw = math.radians(picked + delta + turn)
+    # The hand is symmetric under a half turn: of yaw and yaw + 180 deg take the one nearer the hand's present yaw
+    # (the far one can lie past joint 7's limit, where the hand stops turning short of it).
+    q = ctx.backend.robot_state().ee_quaternion
+    now = 2.0 * math.atan2(float(q[2]), float(q[1]))
+    return yaw + math.pi * round((now - yaw) / math.pi)
 
 
 def _check_free(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> None:

@@ -22,6 +22,7 @@ from skills.errors import (
     InvalidArgument,
     NotGraspable,
     NothingHeld,
+    PathBlocked,
     PlacementFailed,
     PlacementOccupied,
     SkillError,
@@ -83,10 +84,11 @@ def open_session() -> Iterator[Callable[[TaskSpec], Session]]:
         s.backend.close()
 
 
-def crafted(task_id: str, initial: list[Any], actions: list[ActionBrick], ws: Workspace | None = None) -> TaskSpec:
+def crafted(task_id: str, initial: list[Any], actions: list[ActionBrick], ws: Workspace | None = None,
+            baseplate: bool = False) -> TaskSpec:
     """A one-step task from hand-placed bricks."""
     return TaskSpec(id=task_id, source_assembly="crafted", initial=initial, action_bricks=actions,
-                    workspace=ws or Workspace(), time_budget_s=60.0,
+                    workspace=ws or Workspace(), time_budget_s=60.0, baseplate=baseplate,
                     manual_steps=[ManualStep(index=0, brick_ids=[a.id for a in actions])])
 
 
@@ -304,3 +306,46 @@ def test_generic_library_round_trips(open_session: Callable[[TaskSpec], Session]
     assert saved["rgb"].dtype == np.uint8 and saved["rgb"].shape[2] == 3
     assert saved["depth"].shape == saved["rgb"].shape[:2] and float(saved["depth"].min()) > 0.0
     assert g["go_home"]() == "parked"
+
+
+def _in_hand_mm(s: Session, brick_id: str) -> np.ndarray:
+    """Ground-truth offset (mm) of a held brick's centre from the TCP, in the plane."""
+    pos, _ = s.truth(brick_id)
+    return pos[:2] - s.backend.robot_state().ee_position[:2] * 1000.0
+
+
+def test_pick_centres_a_loose_brick_between_the_fingers(open_session: Callable[[TaskSpec], Session]) -> None:
+    """Perception puts a brick about half a millimetre off; the fingers square it up on both axes."""
+    actions = [ActionBrick(start=TablePose(x=0.45, y=0.26, yaw=0.3), target=make_brick("a00", "3003", 4, 4, 4, 0))]
+    s = open_session(crafted("centring", [], actions, baseplate=True))
+    seen = s.seen_as(s.look(), "a00")
+    d = s.ctx.perceived.descriptors[seen["id"]]
+    s.ctx.perceived.descriptors[seen["id"]] = d.model_copy(update={"x_mm": d.x_mm + 0.8, "y_mm": d.y_mm - 0.6})
+    s["pick"](seen["id"])
+    assert np.linalg.norm(_in_hand_mm(s, "a00")) < 0.15
+
+
+def test_place_regrasps_when_neighbours_block_the_fingers(open_session: Callable[[TaskSpec], Session]) -> None:
+    """A 2x4 set between two 2x4s along its long sides: only fingers at its ends fit, so place() regrasps."""
+    initial = [make_brick("s000", "3001", 1, 4, 2, 0), make_brick("s001", "3001", 1, 4, 6, 0)]
+    actions = [ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3001", 4, 4, 4, 0))]
+    s = open_session(crafted("between", initial, actions, baseplate=True))
+    s["pick"](s.seen_as(s.look(), "a00")["id"])
+    placed = s["place_at"](4, 4, 0)
+    assert placed["seated"]
+    _pos, partners = s.truth("a00")
+    assert partners == ["ground"]
+    names = [c.name for c in s.ctx.calls]
+    assert names[-1] == "place_at" and all(c.ok for c in s.ctx.calls)
+
+
+def test_place_with_no_room_for_the_fingers_is_path_blocked(open_session: Callable[[TaskSpec], Session]) -> None:
+    """Neighbours on all four sides: neither grip fits; the brick stays in the hand, nothing moved."""
+    initial = [make_brick("s000", "3001", 1, 4, 2, 0), make_brick("s001", "3001", 1, 4, 6, 0),
+               make_brick("s002", "3001", 1, 0, 4, 0), make_brick("s003", "3001", 1, 8, 4, 0)]
+    actions = [ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3001", 4, 4, 4, 0))]
+    s = open_session(crafted("boxed-in", initial, actions, baseplate=True))
+    s["pick"](s.seen_as(s.look(), "a00")["id"])
+    with pytest.raises(PathBlocked, match="no room beside"):
+        s["place_at"](4, 4, 0)
+    assert s.backend.held_brick() == "a00" and s.ctx.held is not None

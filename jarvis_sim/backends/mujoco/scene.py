@@ -45,6 +45,8 @@ class SimConfig(BaseModel):
     top_camera_height_m: float = Field(0.8, gt=0.2, description="Height of the top-down camera over the table.")
     top_camera_fovy_deg: float = Field(45.0, gt=5, lt=120)
     side_camera: bool = Field(True, description="Add an oblique view from the front.")
+    finger_speed_m_s: float = Field(0.05, gt=0, description="Speed of each finger's set-point (the Franka hand "
+                                    "moves its fingers at up to 0.1 m/s).")
     snap_in_plane_m: float = Field(0.002, gt=0, description="Clutch snap: largest in-plane error.")
     snap_height_m: float = Field(0.0025, gt=0, description="Clutch snap: largest height above the seat.")
     snap_yaw_rad: float = Field(math.radians(5.0), gt=0, description="Clutch snap: largest yaw error.")
