@@ -61,3 +61,16 @@ def go_home(ctx: SkillContext) -> str:
     ctx.motion.move_to(ctx, lift, state.ee_quaternion, speed=0.25, check_collisions=False)
     move_joints(ctx, park_configuration(ctx.backend.home_q))
     return "parked"
+
+
+def wait_gripper(ctx: SkillContext, max_s: float = 3.0) -> float:
+    """Step until the finger opening settles (moves < 0.03 mm in 0.1 s); returns it in mm."""
+    chunk = max(1, int(0.1 / ctx.backend.control_dt))
+    last = ctx.backend.robot_state().gripper_width * 1000.0
+    for _ in range(int(max_s / 0.1)):
+        ctx.backend.step(chunk)
+        now = ctx.backend.robot_state().gripper_width * 1000.0
+        if abs(now - last) < 0.03:
+            return now
+        last = now
+    return last

@@ -12,6 +12,7 @@ import numpy as np
 
 from skills.context import SkillContext
 from skills.errors import InvalidArgument
+from skills.library.common import wait_gripper
 from skills.motion import top_down_quaternion
 from skills.registry import skill
 from skills.types import JointState, Pose
@@ -59,16 +60,14 @@ def move_ee(ctx: SkillContext, x_mm: float, y_mm: float, z_mm: float, yaw_deg: f
 def open_gripper(ctx: SkillContext) -> float:
     """Open the fingers fully; returns the opening in mm."""
     ctx.backend.set_gripper(closed=False)
-    ctx.backend.step(int(0.5 / ctx.backend.control_dt))
-    return round(ctx.backend.robot_state().gripper_width * 1000.0, 2)
+    return round(wait_gripper(ctx), 2)
 
 
 @skill("generic")
 def close_gripper(ctx: SkillContext) -> float:
     """Close the fingers with the default force; returns the opening in mm (about 0 when empty)."""
     ctx.backend.set_gripper(closed=True)
-    ctx.backend.step(int(0.6 / ctx.backend.control_dt))
-    return round(ctx.backend.robot_state().gripper_width * 1000.0, 2)
+    return round(wait_gripper(ctx), 2)
 
 
 @skill("generic")

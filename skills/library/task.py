@@ -31,7 +31,7 @@ from skills.geometry import (
     relative_placement,
     snap_to_lattice,
 )
-from skills.library.common import go_home, refresh_perception
+from skills.library.common import go_home, refresh_perception, wait_gripper
 from skills.motion import leave_park, top_down_quaternion
 from skills.registry import skill
 from skills.types import BrickDescriptor, GraspPlan, PickResult, Placement, PlaceResult, Pose
@@ -203,19 +203,6 @@ def _gripper_width_mm(ctx: SkillContext) -> float:
     return ctx.backend.robot_state().gripper_width * 1000.0
 
 
-def _wait_gripper(ctx: SkillContext, max_s: float = 3.0) -> float:
-    """Step until the finger opening settles (moves < 0.03 mm in 0.1 s); returns it in mm."""
-    chunk = max(1, int(0.1 / ctx.backend.control_dt))
-    last = _gripper_width_mm(ctx)
-    for _ in range(int(max_s / 0.1)):
-        ctx.backend.step(chunk)
-        now = _gripper_width_mm(ctx)
-        if abs(now - last) < 0.03:
-            return now
-        last = now
-    return last
-
-
 @skill("task")
 def pick(ctx: SkillContext, brick: str) -> PickResult:
     """Pick a brick by its perception id: approach from above, descend, close, verify, lift.
@@ -244,18 +231,18 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
     else:
         # phase: approach, fingers opened only as wide as the grasp needs (neighbours stay clear)
         ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
-        _wait_gripper(ctx)
+        wait_gripper(ctx)
         _transfer(ctx, above, quat, check_collisions=True)
         # phase: descend (the target brick itself is expected between the fingers)
         ctx.motion.move_to(ctx, at, quat, speed=0.05, check_collisions=False)
     # phase: close (until the fingers stop moving) and verify attachment
     _settle(ctx, at)
     ctx.backend.set_gripper(closed=True, force_n=GRIP_FORCE_N)
-    width = _wait_gripper(ctx)
+    width = wait_gripper(ctx)
     span_mm = _grip_span_mm(d, across_long)
     if width < span_mm - 2.5:
         ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
-        _wait_gripper(ctx)
+        wait_gripper(ctx)
         ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
         raise GraspFailed(f"the fingers closed to {width:.1f} mm without holding {brick} ({span_mm:.1f} mm wide); "
                           "observe() again and retry")
@@ -300,14 +287,14 @@ def _centre_between_fingers(ctx: SkillContext, d: BrickDescriptor, plan: GraspPl
     yaw = math.radians(plan.yaw_deg)
     quat_first = top_down_quaternion(yaw + math.pi / 2)
     ctx.backend.set_gripper(closed=False, width_m=(_grip_span_mm(d, not across_long) + 12.0) / 1000.0)
-    _wait_gripper(ctx)
+    wait_gripper(ctx)
     _transfer(ctx, above, quat_first, check_collisions=True)
     ctx.motion.move_to(ctx, at, quat_first, speed=0.05, check_collisions=False)
     _settle(ctx, at)
     ctx.backend.set_gripper(closed=True, force_n=GRIP_FORCE_N)
-    _wait_gripper(ctx)
+    wait_gripper(ctx)
     ctx.backend.set_gripper(closed=False, width_m=2 * _centring_radius_mm(d) / 1000.0)
-    _wait_gripper(ctx)
+    wait_gripper(ctx)
     ctx.motion.move_to(ctx, at, top_down_quaternion(yaw), speed=0.05, check_collisions=False)
 
 
@@ -376,7 +363,7 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     _settle(ctx, release)
     # phase: release (a few mm wider than the brick) and retreat
     ctx.backend.set_gripper(closed=False, width_m=(span_mm + 8.0) / 1000.0)
-    _wait_gripper(ctx)
+    wait_gripper(ctx)
     ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
     # Step aside (to -y, away from the staging area) so the hand no longer hides the brick from the camera.
     aside = above.copy()

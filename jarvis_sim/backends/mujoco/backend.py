@@ -30,6 +30,7 @@ from jarvis_sim.backends.mujoco.scene import (
     SIDE_CAMERA,
     TOP_CAMERA,
     SimConfig,
+    baseplate_cells,
     build_scene,
     clutch_eq_name,
 )
@@ -216,7 +217,7 @@ class MujocoBackend(Backend):
         self.cart.clear()
         self._close_tcp_z: float | None = None
         self._pending: dict[str, float] = {}
-        self.clutch = ClutchGraph(task.workspace.lattice_origin, task.baseplate)
+        self.clutch = ClutchGraph(task.workspace.lattice_origin, baseplate_cells(task) if task.baseplate else None)
         initial = task.initial_assembly
         for b in initial:
             supports = tuple(initial.supports(b.id)) or ((GROUND,) if b.z == 0 and task.baseplate else ())

@@ -37,7 +37,7 @@ class ClutchGraph:
     """Bricks seated on the lattice and the clutch connections between them (and the baseplate)."""
 
     lattice_origin: tuple[float, float, float]
-    baseplate: bool
+    baseplate: tuple[int, int, int, int] | None  # the baseplate's stud cells (x0, y0, x1, y1; x1, y1 excluded)
     seated: dict[str, LatticeBrick] = field(default_factory=dict)
     links: set[frozenset[str]] = field(default_factory=set)
 
@@ -68,7 +68,12 @@ class ClutchGraph:
     def supports_of(self, brick: LatticeBrick) -> tuple[str, ...]:
         """Seated bricks whose top is this brick's bottom under its footprint ('ground' at level 0 on a baseplate)."""
         if brick.z == 0:
-            return (GROUND,) if self.baseplate else ()
+            # Level 0 has studs on the baseplate only: a brick set down beside it (in the staging area) is loose.
+            if self.baseplate is None:
+                return ()
+            x0, y0, x1, y1 = self.baseplate
+            on_plate = all(x0 <= cx < x1 and y0 <= cy < y1 for cx, cy in brick.cells())
+            return (GROUND,) if on_plate else ()
         cells = set(brick.cells())
         return tuple(sorted(
             b.id for b in self.seated.values()

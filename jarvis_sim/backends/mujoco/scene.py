@@ -97,16 +97,22 @@ def _look_at_quat(eye: np.ndarray, target: np.ndarray) -> list[float]:
     return [float(v) for v in q]
 
 
-def _baseplate_origin(task: TaskSpec) -> tuple[float, float, float]:
-    """World position of the baseplate's bottom-face centre: a 32x32 plate centred on the build."""
+def baseplate_cells(task: TaskSpec) -> tuple[int, int, int, int]:
+    """Lattice cells (x0, y0, x1, y1; upper bounds excluded) of the 32x32 baseplate centred on the build."""
     bricks = task.target_assembly
     x0, y0, x1, y1 = bricks.footprint_bounds() if len(bricks) else (0, 0, 1, 1)
     n = part(BASEPLATE_PART).width
     cx = (x0 + x1) // 2 - n // 2
     cy = (y0 + y1) // 2 - n // 2
+    return cx, cy, cx + n, cy + n
+
+
+def _baseplate_origin(task: TaskSpec) -> tuple[float, float, float]:
+    """World position of the baseplate's bottom-face centre."""
+    x0, y0, x1, y1 = baseplate_cells(task)
     ox, oy, oz = task.workspace.lattice_origin
     p = u.STUD_PITCH_M
-    return (ox + (cx + n / 2) * p, oy + (cy + n / 2) * p, oz - part(BASEPLATE_PART).height_m)
+    return (ox + (x0 + x1) / 2 * p, oy + (y0 + y1) / 2 * p, oz - part(BASEPLATE_PART).height_m)
 
 
 def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, SceneLayout]:

@@ -52,7 +52,7 @@ def pick_and_place(backend: Backend, brick_id: str, target_pos: tuple[float, flo
     move_to(backend, np.array([sx, sy, sz + APPROACH_M]), q_pick)
     move_to(backend, np.array([sx, sy, sz + GRASP_ABOVE_BOTTOM_M]), q_pick)
     backend.set_gripper(True)
-    wait(backend, 0.3)
+    wait(backend, 1.0)  # the fingers close from wide open at 50 mm/s
     move_to(backend, np.array([sx, sy, sz + APPROACH_M]), q_pick)
     move_to(backend, np.array([tx, ty, tz + APPROACH_M]), q_place)
     move_to(backend, np.array([tx, ty, tz + GRASP_ABOVE_BOTTOM_M - PRESS_M]), q_place, settle_s=0.5)

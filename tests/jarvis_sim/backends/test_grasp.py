@@ -38,7 +38,7 @@ def _grasp(b: MujocoBackend) -> tuple[str, np.ndarray, np.ndarray]:
     move_to(b, at + np.array([0, 0, APPROACH_M]), quat)
     move_to(b, at, quat)
     b.set_gripper(True, force_n=2.0)
-    wait(b, 0.4)
+    wait(b, 1.0)  # the fingers close from wide open at 50 mm/s
     return a.id, at, quat
 
 
