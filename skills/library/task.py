@@ -21,6 +21,7 @@ from skills.errors import (
     PathBlocked,
     PlacementFailed,
     PlacementOccupied,
+    Unreachable,
 )
 from skills.geometry import (
     PLATE_MM,
@@ -223,18 +224,23 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
                            "clear what lies on it first")
     plan = _grasp_plan(ctx, brick, across_long)
     assert ctx.motion is not None
-    quat = top_down_quaternion(math.radians(plan.yaw_deg))
     above = _pad_target(ctx, plan.x_mm, plan.y_mm, d.top_z_mm + APPROACH_HEIGHT_MM)
     at = _pad_target(ctx, plan.x_mm, plan.y_mm, plan.z_mm)
+    quat = top_down_quaternion(_hand_yaw(ctx, above, math.radians(plan.yaw_deg)))
+    centred = False
     if not d.in_structure and _room_to_centre(ctx, d, plan):
-        _centre_between_fingers(ctx, d, plan, above, at, across_long)
-    else:
+        try:
+            centred = _centre_between_fingers(ctx, d, plan, above, at, across_long)
+        except (PathBlocked, Unreachable):
+            centred = False  # the hand cannot turn that way here: grasp as perceived
+    if not centred:
         # phase: approach, fingers opened only as wide as the grasp needs (neighbours stay clear)
         ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
         wait_gripper(ctx)
         _transfer(ctx, above, quat, check_collisions=True)
         # phase: descend (the target brick itself is expected between the fingers)
         ctx.motion.move_to(ctx, at, quat, speed=0.05, check_collisions=False)
+    quat = ctx.backend.robot_state().ee_quaternion  # lift without turning the hand
     # phase: close (until the fingers stop moving) and verify attachment
     _settle(ctx, at)
     ctx.backend.set_gripper(closed=True, force_n=GRIP_FORCE_N)
@@ -276,26 +282,32 @@ def _room_to_centre(ctx: SkillContext, d: BrickDescriptor, plan: GraspPlan) -> b
 
 
 def _centre_between_fingers(ctx: SkillContext, d: BrickDescriptor, plan: GraspPlan, above: np.ndarray,
-                            at: np.ndarray, across_long: bool) -> None:
+                            at: np.ndarray, across_long: bool) -> bool:
     """Square a loose brick up under the TCP before the holding grasp, leaving open fingers across its short side.
 
     The fingers centre a brick only across their closing direction; along the pads it stays wherever perception
     put it (about half a millimetre off, enough to land a small brick on a neighbour's edge). Closing first
     across the other side, then turning the opened fingers a quarter turn about the brick, centres both axes.
+    Returns False (fingers open above the brick) when the first squeeze closed on nothing: the brick is not
+    where perception put it, and the ordinary grasp reports that.
     """
     assert ctx.motion is not None
     yaw = math.radians(plan.yaw_deg)
-    quat_first = top_down_quaternion(yaw + math.pi / 2)
+    quat_first = top_down_quaternion(_hand_yaw(ctx, above, yaw + math.pi / 2))
     ctx.backend.set_gripper(closed=False, width_m=(_grip_span_mm(d, not across_long) + 12.0) / 1000.0)
     wait_gripper(ctx)
     _transfer(ctx, above, quat_first, check_collisions=True)
     ctx.motion.move_to(ctx, at, quat_first, speed=0.05, check_collisions=False)
     _settle(ctx, at)
     ctx.backend.set_gripper(closed=True, force_n=GRIP_FORCE_N)
-    wait_gripper(ctx)
+    squeezed = wait_gripper(ctx)
     ctx.backend.set_gripper(closed=False, width_m=2 * _centring_radius_mm(d) / 1000.0)
     wait_gripper(ctx)
-    ctx.motion.move_to(ctx, at, top_down_quaternion(yaw), speed=0.05, check_collisions=False)
+    if squeezed < _grip_span_mm(d, not across_long) - 2.5:
+        ctx.motion.move_to(ctx, above, quat_first, speed=0.1, check_collisions=False)
+        return False
+    ctx.motion.move_to(ctx, at, top_down_quaternion(_hand_yaw(ctx, at, yaw)), speed=0.05, check_collisions=False)
+    return True
 
 
 def _transit_height(ctx: SkillContext) -> float:
@@ -347,13 +359,12 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
         held = ctx.held_descriptor
         span_mm = _grip_span_mm(held, ctx.held_across_long)
     grip_depth = ctx.held_grip_depth_mm
-    quat = top_down_quaternion(gripper_yaw)
     above = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + APPROACH_HEIGHT_MM)
+    quat = top_down_quaternion(_hand_yaw(ctx, above, gripper_yaw))
     near = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + 4.0)
     # Release with the studs below 1.5 mm inside the brick: they hold it square while the fingers open, and the
     # clutch seats it, as pressing does on a real build. The fingertips end 1.2 mm above the support beside the
-    # brick, so a support wider than the brick under the fingers can stop the descent a little early. Biasing the descent away from
-    # tall neighbours was measured to lose more placements than it saved (jarvis-v1: 59.8% vs 68.3% seated).
+    # brick, so a support wider than the brick under the fingers can stop the descent a little early.
     release = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + RELEASE_ABOVE_MM)
     assert ctx.motion is not None
     # phase: transfer above the target at a safe height, then descend
@@ -519,12 +530,23 @@ def _gripper_yaw(ctx: SkillContext, target_yaw_deg: float) -> float:
     if delta > sym / 2:
         delta -= sym
     turn = 90.0 if ctx.held_across_long else 0.0  # the fingers' direction relative to the brick's long side
-    yaw = math.radians(picked + delta + turn)
-    # The hand is symmetric under a half turn: of yaw and yaw + 180 deg take the one nearer the hand's present yaw
-    # (the far one can lie past joint 7's limit, where the hand stops turning short of it).
-    q = ctx.backend.robot_state().ee_quaternion
+    return math.radians(picked + delta + turn)
+
+
+def _hand_yaw(ctx: SkillContext, position: np.ndarray, yaw: float) -> float:
+    """Of the gripper yaws yaw + k * 180 deg (the hand is symmetric under a half turn), the one to use at `position`:
+    the one leaving joint 7 farthest from its limits (a yaw near a limit stalls the hand short of it), else the
+    one nearest the hand's present yaw."""
+    state = ctx.backend.robot_state()
+    q = state.ee_quaternion
     now = 2.0 * math.atan2(float(q[2]), float(q[1]))
-    return yaw + math.pi * round((now - yaw) / math.pi)
+    near = yaw + math.pi * math.floor((now - yaw) / math.pi + 0.5)
+    best, best_q7 = near, math.inf
+    for candidate in (near, near - math.pi, near + math.pi):
+        sol = ctx.backend.solve_ik(position, top_down_quaternion(candidate), state.joint_positions)
+        if sol is not None and abs(float(sol[6])) < best_q7 - 1e-3:  # joint 7's range is symmetric about 0
+            best, best_q7 = candidate, abs(float(sol[6]))
+    return best
 
 
 def _check_free(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> None:

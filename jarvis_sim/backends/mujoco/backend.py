@@ -39,7 +39,6 @@ from jarvis_sim.lego.assembly import brick_pose_in_world
 from jarvis_sim.lego.world_state import BrickState, WorldState
 from jarvis_sim.tasks.spec import TaskSpec
 
-_SNAP_DELAY_S = 0.08  # let the fingers clear the brick before judging its pose
 _SNAP_WINDOW_S = 1.0  # keep trying while the brick settles, then give up
 # MjData fields of island sleeping that a snapshot must carry besides the integration state.
 _SLEEP_FIELDS = ("tree_asleep", "tree_awake", "body_awake", "body_awake_ind", "parent_awake_ind", "dof_awake_ind",
@@ -494,9 +493,9 @@ class MujocoBackend(Backend):
                 # (measured: a 1x1 thrown 2.3 mm up onto the stud tops, then held there by its weld).
                 self._pending[b] = float(d.time)
                 continue
+            # Judged from the first tick no pad touches it: a brick overhanging its support (a 2x6 on a 2x2) starts
+            # to tip as soon as it is free, where clutch would hold it on a real build.
             age = float(d.time) - t_release
-            if age < _SNAP_DELAY_S:
-                continue
             if self._try_snap(b) or age > _SNAP_WINDOW_S:
                 del self._pending[b]
 
