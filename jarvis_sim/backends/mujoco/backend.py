@@ -330,7 +330,7 @@ class MujocoBackend(Backend):
         if closed and not self.grip_closed:
             self._close_tcp_z = float(self.kin.fk(self.q_cmd)[0][2])
         if not closed and self.grip_closed:
-            held = self.held_brick() or self.grasp_locked()  # the lock can hold a brick one pad no longer touches
+            held = self.grasp_locked() or self.held_brick()  # the lock can hold a brick one pad no longer touches
             if held is not None and held in self._action:
                 self._pending[held] = float(self.data.time)
             self._close_tcp_z = None
