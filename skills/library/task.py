@@ -384,6 +384,9 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     ctx.held, ctx.held_descriptor, ctx.held_across_long = None, None, False
     # phase: verify
     found = _find_near(ctx, held, pose)
+    if found is None:  # the arm may still hide it (part of a brick reads as a smaller one): look from the park pose
+        go_home(ctx)
+        found = _find_near(ctx, held, pose)
     if found is None:
         raise PlacementFailed(f"after release {brick} is not near ({pose.x_mm:.1f}, {pose.y_mm:.1f}) mm; observe() "
                               "to find it, then pick and place it again")
