@@ -40,6 +40,7 @@ from jarvis_sim.lego.world_state import BrickState, WorldState
 from jarvis_sim.tasks.spec import TaskSpec
 
 _SNAP_WINDOW_S = 1.0  # keep trying while the brick settles, then give up
+_SEAT_DRIFT_M = 3e-4  # a clutched brick pushed this far off its seat is set back on it
 # MjData fields of island sleeping that a snapshot must carry besides the integration state.
 _SLEEP_FIELDS = ("tree_asleep", "tree_awake", "body_awake", "body_awake_ind", "parent_awake_ind", "dof_awake_ind",
                  "ntree_awake", "nbody_awake", "nparent_awake", "nv_awake")
@@ -151,6 +152,7 @@ class MujocoBackend(Backend):
         self._action = set(self.layout.action_ids)
         self._body = {b: m.body(b).id for b in self._brick_ids}
         self._brick_index = {b: k for k, b in enumerate(self._brick_ids)}
+        self._seat_poses: dict[tuple[str, int, int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._eq = {b: m.equality(clutch_eq_name(b)).id for b in self.layout.action_ids}
         self._lock_eq = m.equality(GRASP_LOCK_EQ).id if self.layout.action_ids else None
         self._finger_dadr = np.array([m.jnt_dofadr[m.joint(j).id] for j in names.finger_joints])
@@ -498,6 +500,31 @@ class MujocoBackend(Backend):
             age = float(d.time) - t_release
             if self._try_snap(b) or age > _SNAP_WINDOW_S:
                 del self._pending[b]
+        self._hold_seated()
+
+    def _hold_seated(self) -> None:
+        """Set clutched action bricks knocked off their seat back onto it: clutch is rigid, the soft weld is not.
+
+        A pad brushing a freshly welded 1x1 lifted it onto the stud tops, where stud contact and weld balanced:
+        it sat 1.7 mm high while counted as seated (measured). Real clutch takes newtons to undo, which the
+        robot applies only by lifting a brick in its fingers, and that detaches it first (see above).
+        """
+        d = self.data
+        locked = self.grasp_locked()
+        for b, seat in self.clutch.seated.items():
+            if b not in self._action or b == locked or not d.eq_active[self._eq[b]]:
+                continue
+            key = (b, seat.x, seat.y, seat.z, seat.yaw)
+            pose = self._seat_poses.get(key)
+            if pose is None:
+                pos, quat = brick_pose_in_world(seat, self._task().workspace.lattice_origin)
+                pose = self._seat_poses[key] = (np.asarray(pos), np.asarray(quat))
+            body = self._body[b]
+            if float(np.linalg.norm(d.xpos[body] - pose[0])) > _SEAT_DRIFT_M:
+                adr, dadr = self._qadr[b], self._dadr[b]
+                d.qpos[adr : adr + 3] = pose[0]
+                d.qpos[adr + 3 : adr + 7] = pose[1]
+                d.qvel[dadr : dadr + 6] = 0.0
 
     def _detach(self, brick: str) -> None:
         """Release a brick's weld; bricks welded onto it come along (they leave the lattice with it)."""
