@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 
 from agent.agents.registry import register_agent
 from agent.config import AgentConfig
-from jarvis_sim.lego.assembly import LatticeBrick, brick_pose_in_world
+from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
 from jarvis_sim.lego.colors import color
+from jarvis_sim.lego.units import STUD_PITCH_M
 from jarvis_sim.tasks.spec import TaskSpec
+from skills.library.task import PAD_HALF_WIDTH_MM
 
 if TYPE_CHECKING:
     from agent.assembly_episode import AssemblyEpisode
@@ -36,14 +38,6 @@ def nearest(bricks, color, size, x, y, radius=15.0):
     return None if best is None else best.id
 
 
-def fully_seen(bricks, brick_id, size):
-    \"\"\"True when the camera sees the whole top of this brick (its stud frame is then reliable).\"\"\"
-    for b in bricks:
-        if b.id == brick_id:
-            return tuple(b.size) == size and b.visible_fraction > 0.9
-    return False
-
-
 def unseated_near(bricks, before, size, x, y):
     \"\"\"The trace of a failed placement: a brick of this size within 25 mm of (x, y) that is not seated (its top
     is not at a whole number of plates: it rests on stud tops or lies tilted), else one of this size that was
@@ -62,10 +56,10 @@ def unseated_near(bricks, before, size, x, y):
     return None
 
 
-def build(color, size, start, goal, support, offsets, lattice):
-    \"\"\"Pick the brick expected near `start` (mm) and place it: on `support` (colour, size, x, y) at stud
-    `offsets`, or on the `lattice` (x, y, level, rotation) when the support is not fully in view. After a
-    failed attempt the brick is looked for again, near its goal (mm) first, and the attempt repeated.\"\"\"
+def build(color, size, start, goal, lattice):
+    \"\"\"Pick the brick expected near `start` (mm) and place it on the build area's stud `lattice` (x, y, level,
+    rotation). After a failed attempt the brick is looked for again, near its goal (mm) first, and the attempt
+    repeated; a brick still in the hand after a refused placement is put down first.\"\"\"
     where = start
     before = []
     for attempt in range({MAX_TRIES}):
@@ -79,11 +73,6 @@ def build(color, size, start, goal, support, offsets, lattice):
         if brick is None:
             print("cannot find the", color, size, "brick")
             return False
-        sup = None
-        if support is not None:
-            sup = nearest(bricks, support[0], support[1], support[2], support[3])
-            if not fully_seen(bricks, sup, support[1]):
-                sup = None
         before = bricks
         try:
             pick(brick)
@@ -92,62 +81,82 @@ def build(color, size, start, goal, support, offsets, lattice):
             where = start
             continue
         try:
-            if support is None and lattice[2] == 0:
-                place_on("ground", lattice[0], lattice[1], lattice[3])
-            elif sup is None:
-                place_at(lattice[0], lattice[1], lattice[2], lattice[3])
-            else:
-                place_on(sup, offsets[0], offsets[1], offsets[2])
+            place_at(lattice[0], lattice[1], lattice[2], lattice[3])
             return True
         except SkillError as e:
             print("place failed:", e)
             where = goal
             if e.kind in ("placement_occupied", "unreachable", "path_blocked"):
-                put_down()  # still in the hand: set it aside, then try again
+                try:
+                    put_down()  # still in the hand: set it aside, then try again
+                except SkillError as e2:
+                    print("put down failed:", e2)
                 where = start
     return False
 '''
 
 
-def canonical_offsets(brick: LatticeBrick, support: LatticeBrick) -> tuple[int, int, int]:
-    """(stud_x, stud_y, rotation) of a target brick in its support's canonical frame (skills.geometry)."""
-    sx, _sy = support.extent
-    bx, _by = brick.extent
-    if support.spec.width == support.spec.depth or support.yaw % 2 == 0:
-        # Long side along world x (or a square): the support frame is the world lattice frame.
-        return brick.x - support.x, brick.y - support.y, brick.yaw % 2
-    # Long side along world y: local x = world y, local y = -world x (corner at the max-x side).
-    return brick.y - support.y, support.x + sx - brick.x - bx, (brick.yaw + 1) % 2
-
-
 def oracle_program(task: TaskSpec) -> str:
-    """The whole-task program: for each manual step, each new brick is located, picked and placed on its
-    support (with retries after a failed attempt, as the skills' error messages advise)."""
+    """The whole-task program: for each manual step, each new brick is located, picked and placed at its lattice
+    pose (with retries after a failed attempt, as the skills' error messages advise). Within a step, bricks whose
+    finger pads would have no room beside them go first while their neighbours are not yet there."""
     target = task.target_assembly
     origin = task.workspace.lattice_origin
     starts = {a.id: a.start for a in task.action_bricks}
     helpers = PROGRAM_HELPERS.replace("{MAX_TRIES}", str(MAX_TRIES))
     lines = [f"# Oracle program for task {task.id} (written from the target: privileged).", helpers]
     lines.append("go_home()  # park the arm so the camera sees the whole table")
+    present = list(task.initial)
     for step in task.manual_steps:
         lines.append(f"# manual step {step.index + 1}")
-        for bid in step.brick_ids:
+        for bid in grip_order([target[i] for i in step.brick_ids], present, target):
             b = target[bid]
             start = starts[bid]
             (gx, gy, _), _ = brick_pose_in_world(b, origin)
-            supports = target.supports(bid)
-            support, offsets = "None", "None"
-            if supports:
-                s = target[supports[0]]
-                (px, py, _), _ = brick_pose_in_world(s, origin)
-                support = f"({color(s.color).name!r}, {_size(s)}, {px * 1000:.2f}, {py * 1000:.2f})"
-                offsets = str(canonical_offsets(b, s))
             lines.append(
                 f"build({color(b.color).name!r}, {_size(b)}, ({start.x * 1000:.2f}, {start.y * 1000:.2f}), "
-                f"({gx * 1000:.2f}, {gy * 1000:.2f}), {support}, {offsets}, ({b.x}, {b.y}, {b.z}, {b.yaw % 2}))"
+                f"({gx * 1000:.2f}, {gy * 1000:.2f}), ({b.x}, {b.y}, {b.z}, {b.yaw % 2}))"
             )
+            present.append(b)
     lines.append("go_home()")
     return "\n".join(lines) + "\n"
+
+
+def grip_order(step: list[LatticeBrick], present: list[LatticeBrick], target: Assembly) -> list[str]:
+    """Ids of a step's bricks in a buildable order (supports first) that, where it can, places each brick while the
+    fingers still have room beside it (across its short side, or across its long side for a regrasp)."""
+    placed = {b.id for b in present}
+    occupied = {cell for b in present for cell in _volume(b)}
+    left = list(step)
+    order = []
+    while left:
+        ready = [b for b in left if all(s in placed for s in target.supports(b.id))] or left
+        b = next((b for b in ready if _fingers_fit(b, occupied)), ready[0])
+        order.append(b.id)
+        placed.add(b.id)
+        occupied.update(_volume(b))
+        left.remove(b)
+    return order
+
+
+def _volume(b: LatticeBrick) -> set[tuple[int, int, int]]:
+    return {(x, y, z) for x, y in b.cells() for z in range(b.z, b.top)}
+
+
+def _fingers_fit(b: LatticeBrick, occupied: set[tuple[int, int, int]]) -> bool:
+    """True when, for one grip, the cells the finger pads pass through beside the brick (its middle 7 mm on two
+    opposite sides, over its height) are free."""
+    ex, ey = b.extent
+    half_pad = PAD_HALF_WIDTH_MM / (STUD_PITCH_M * 1000.0)
+    for along_x in (True, False):  # the pads stand beside the two sides parallel to this axis
+        n, lo = (ex, b.x) if along_x else (ey, b.y)
+        mid = lo + n / 2
+        span = [c for c in range(lo, lo + n) if c + 1 > mid - half_pad and c < mid + half_pad]
+        sides = (b.y - 1, b.y + ey) if along_x else (b.x - 1, b.x + ex)
+        cells = [(c, s) if along_x else (s, c) for c in span for s in sides]
+        if not any((x, y, z) in occupied for x, y in cells for z in range(b.z, b.top)):
+            return True
+    return False
 
 
 def _size(b: LatticeBrick) -> tuple[int, int]:

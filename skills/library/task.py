@@ -49,6 +49,7 @@ RELEASE_ABOVE_MM = 0.2  # release with the studs below 1.5 mm inside the brick (
 PAD_HALF_WIDTH_MM = 3.5  # finger pad (LEGO fingertips), across the finger travel
 PAD_THICKNESS_MM = 8.0
 SEATED_TOLERANCE_MM = 2.0
+PUT_DOWN_TOLERANCE_MM = 10.0
 PRECISE_SETTLE_MM = 0.03  # in-plane TCP error allowed when the fingers close on or let go of a brick
 VERIFY_ASIDE_M = 0.15  # how far the hand steps aside before the camera checks a placement
 GROUND = "ground"  # support name of the build area's level 0 (table or baseplate), studs counted from its corner
@@ -343,6 +344,11 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     sets the brick onto the studs, releases, retreats and checks that the brick is seated.
     Raises nothing_held, placement_occupied, unreachable, path_blocked or placement_failed.
     """
+    return _place(ctx, pose, SEATED_TOLERANCE_MM)
+
+
+def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float) -> PlaceResult:
+    """place(), with the in-plane distance from `pose` within which the brick counts as where it should be."""
     if ctx.held is None or ctx.held_descriptor is None:
         raise NothingHeld("the gripper holds nothing: pick(brick) first")
     held = ctx.held_descriptor
@@ -392,7 +398,7 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
                               "to find it, then pick and place it again")
     err = math.hypot(found.x_mm - pose.x_mm, found.y_mm - pose.y_mm)
     dz = found.top_z_mm - pose.z_mm
-    if err > SEATED_TOLERANCE_MM or abs(dz) > 1.2:
+    if err > tolerance_mm or abs(dz) > 1.2:
         raise PlacementFailed(f"{brick} landed {err:.1f} mm off and {dz:+.1f} mm high: not seated on the studs. "
                               f"It is now {found.id}; pick it and place again")
     return PlaceResult(brick=found.id, pose=Pose(x_mm=found.x_mm, y_mm=found.y_mm, z_mm=found.top_z_mm,
@@ -464,7 +470,7 @@ def put_down(ctx: SkillContext) -> PlaceResult:
     assert best is not None
     pose = Pose(x_mm=round(best[0], 2), y_mm=round(best[1], 2),
                 z_mm=height_mm(height_kind(held)), yaw_deg=held.yaw_deg)
-    return place(ctx, pose)
+    return _place(ctx, pose, PUT_DOWN_TOLERANCE_MM)  # no studs there: where it lands flat is fine
 
 
 def _free_gripper_yaw(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> float | None:
