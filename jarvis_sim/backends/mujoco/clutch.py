@@ -4,7 +4,8 @@ Raw contact does not hold LEGO bricks in MuJoCo (measured: a seated brick lifts 
 backend models clutch explicitly. A released brick lying within tolerance of a free lattice pose on
 studs is set onto that pose and welded to what it stands on. Tolerances (SimConfig): in-plane 2 mm,
 height 2.5 mm above the seat (a brick resting on stud tops is 1.7 mm high, so a 3D distance test would
-wrongly reject it), yaw 5 deg, tilt 8 deg. This module is pure Python; the backend applies the welds.
+wrongly reject it), yaw 5 deg, tilt 12 deg. Level 0 has studs only on the baseplate's cells. This module is
+pure Python; the backend applies the welds.
 """
 
 from __future__ import annotations
