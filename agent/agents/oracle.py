@@ -56,6 +56,15 @@ def unseated_near(bricks, before, size, x, y):
     return None
 
 
+def locate(bricks, before, color, size, start, where):
+    \"\"\"The brick to pick: the one expected at `start`, or after a failed attempt the trace near `where`.\"\"\"
+    if where != start:
+        brick = unseated_near(bricks, before, size, where[0], where[1])
+        if brick is not None:
+            return brick
+    return nearest(bricks, color, size, start[0], start[1])
+
+
 def build(color, size, start, goal, lattice):
     \"\"\"Pick the brick expected near `start` (mm) and place it on the build area's stud `lattice` (x, y, level,
     rotation). After a failed attempt the brick is looked for again, near its goal (mm) first, and the attempt
@@ -64,12 +73,11 @@ def build(color, size, start, goal, lattice):
     before = []
     for attempt in range({MAX_TRIES}):
         bricks = observe()
-        if where == start:
-            brick = nearest(bricks, color, size, start[0], start[1])
-        else:
-            brick = unseated_near(bricks, before, size, where[0], where[1])
-            if brick is None:
-                brick = nearest(bricks, color, size, start[0], start[1])
+        brick = locate(bricks, before, color, size, start, where)
+        if brick is None:
+            go_home()  # the arm may hide it from the camera: look again from the park pose
+            bricks = observe()
+            brick = locate(bricks, before, color, size, start, where)
         if brick is None:
             print("cannot find the", color, size, "brick")
             return False
