@@ -57,6 +57,7 @@ def segments(frame: CameraFrame) -> list[Segment]:
     cloud = point_cloud(frame)
     out = []
     seg = frame.segmentation
+    robot = np.array([i for i, name in frame.segment_ids.items() if name == "robot"], dtype=seg.dtype)
     for idx, name in frame.segment_ids.items():
         if name in SCENE_OBJECTS:
             continue  # the instance's name is never read beyond this: it is only a mask
@@ -66,17 +67,22 @@ def segments(frame: CameraFrame) -> list[Segment]:
             continue
         assert frame.depth is not None
         pixel = float(np.median(frame.depth[mask])) / float(frame.intrinsics[0, 0])
-        out.append(Segment(cloud[mask], frame.rgb[mask], n, pixel, _occluded(mask, frame.depth, seg, idx)))
+        out.append(Segment(cloud[mask], frame.rgb[mask], n, pixel, _occluded(mask, frame.depth, seg, idx, robot)))
     return out
 
 
-def _occluded(mask: np.ndarray, depth: np.ndarray, seg: np.ndarray, idx: int, step_m: float = 0.002) -> bool:
-    """True when pixels just outside the mask belong to another segment at least `step_m` nearer the camera."""
+def _occluded(mask: np.ndarray, depth: np.ndarray, seg: np.ndarray, idx: int, robot: np.ndarray,
+              step_m: float = 0.002) -> bool:
+    """True when pixels just outside the mask belong to the robot, or to another segment at least `step_m` nearer
+    the camera. The robot never lies under a brick, so any border with it may hide part of the brick (a hand 3 mm
+    over a brick is nearer than its face but not than its stud tops, which the depth test compares against)."""
     from scipy.ndimage import binary_dilation
 
     ring = binary_dilation(mask, iterations=2) & ~mask
     if not ring.any():
         return False
+    if len(robot) and bool(np.isin(seg[ring], robot).any()):
+        return True
     near = float(np.percentile(depth[mask], 10))
     others = ring & (seg != idx) & (seg >= 0)
     return bool(np.any(depth[others] < near - step_m))

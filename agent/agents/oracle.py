@@ -86,6 +86,7 @@ def build(color, size, start, goal, lattice):
             pick(brick)
         except SkillError as e:
             print("pick failed:", e)
+            go_home()  # the next look is taken with the arm out of the camera's view
             where = start
             continue
         try:

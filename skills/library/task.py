@@ -221,8 +221,8 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
         raise AlreadyHolding(f"the gripper already holds {ctx.held}; place it before picking {brick}")
     d = ctx.descriptor(brick)
     if not d.free_to_grasp and not d.in_structure:
-        raise NotGraspable(f"brick {brick} is covered or mostly hidden (visible {d.visible_fraction:.0%}); "
-                           "clear what lies on it first")
+        raise NotGraspable(f"brick {brick} is covered or mostly hidden (visible {d.visible_fraction:.0%}): clear what "
+                           "lies on it, or go_home() and observe() again if the arm hides it")
     plan = _grasp_plan(ctx, brick, across_long)
     assert ctx.motion is not None
     above = _pad_target(ctx, plan.x_mm, plan.y_mm, d.top_z_mm + APPROACH_HEIGHT_MM)
