@@ -341,7 +341,9 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     """Place the held brick so that its top-face centre ends at `pose` (mm) with yaw `pose.yaw_deg`.
 
     Use placement(...) to compute a pose on studs. Moves above the target, descends vertically,
-    sets the brick onto the studs, releases, retreats and checks that the brick is seated.
+    sets the brick onto the studs, releases, retreats and checks that the brick is seated. When bricks
+    beside the target leave the fingers no room, the brick is first set down and gripped across its other
+    side; path_blocked when neither side has room (place it before its neighbours).
     Raises nothing_held, placement_occupied, unreachable, path_blocked or placement_failed.
     """
     return _place(ctx, pose, SEATED_TOLERANCE_MM)
