@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from jarvis_sim.lego import units as u
 from skills.context import SkillContext
 from skills.errors import (
     AlreadyHolding,
@@ -24,6 +25,7 @@ from skills.errors import (
     Unreachable,
 )
 from skills.geometry import (
+    PITCH_MM,
     PLATE_MM,
     ground_placement_pose,
     height_kind,
@@ -130,7 +132,7 @@ def grasp_plan(ctx: SkillContext, brick: str) -> GraspPlan:
 
 def _grip_span_mm(d: BrickDescriptor, across_long: bool) -> float:
     """The brick's width between the finger pads (mm)."""
-    return d.size[0 if across_long else 1] * 8.0 - 0.2
+    return d.size[0 if across_long else 1] * PITCH_MM - u.FIT_GAP_M * 1000.0
 
 
 def _grasp_plan(ctx: SkillContext, brick: str, across_long: bool) -> GraspPlan:
@@ -265,13 +267,13 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
 
 def _centring_radius_mm(d: BrickDescriptor) -> float:
     """Finger opening half-width (mm) at which open fingers turn about a brick's centre without touching it."""
-    long_mm, short_mm = d.size[0] * 8.0 - 0.2, d.size[1] * 8.0 - 0.2
+    long_mm, short_mm = _grip_span_mm(d, across_long=True), _grip_span_mm(d, across_long=False)
     return max(long_mm / 2 + 2.0, math.hypot(long_mm, short_mm) / 2 + 1.5)
 
 
 def _room_to_centre(ctx: SkillContext, d: BrickDescriptor, plan: GraspPlan) -> bool:
     """True when nothing perceived stands within reach of fingers opened around the brick and turning about it."""
-    reach_mm = max(_centring_radius_mm(d), (d.size[0] * 8.0 - 0.2) / 2 + 6.0) + PAD_THICKNESS_MM + 1.0
+    reach_mm = max(_centring_radius_mm(d), _grip_span_mm(d, across_long=True) / 2 + 6.0) + PAD_THICKNESS_MM + 1.0
     centre = np.array([d.x_mm, d.y_mm]) / 1000.0
     for other_id, pts in ctx.perceived.points.items():
         if other_id == d.id:

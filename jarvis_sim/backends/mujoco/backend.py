@@ -156,6 +156,7 @@ class MujocoBackend(Backend):
         self._brick_ids = list(self.layout.initial_ids) + list(self.layout.action_ids)
         self._action = set(self.layout.action_ids)
         self._body = {b: m.body(b).id for b in self._brick_ids}
+        self._action_of_body = {self._body[b]: b for b in self.layout.action_ids}
         self._brick_index = {b: k for k, b in enumerate(self._brick_ids)}
         self._seat_poses: dict[tuple[str, int, int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._eq = {b: m.equality(clutch_eq_name(b)).id for b in self.layout.action_ids}
@@ -226,7 +227,7 @@ class MujocoBackend(Backend):
         self.clutch = ClutchGraph(task.workspace.lattice_origin, baseplate_cells(task) if task.baseplate else None)
         initial = task.initial_assembly
         for b in initial:
-            supports = tuple(initial.supports(b.id)) or ((GROUND,) if b.z == 0 and task.baseplate else ())
+            supports = tuple(initial.supports(b.id)) or (self.clutch.supports_of(b) if b.z == 0 else ())
             self.clutch.seat(b, supports)
         mujoco.mj_forward(m, d)
         settle_ticks = round(self.config.settle_s / self.control_dt)
@@ -516,8 +517,9 @@ class MujocoBackend(Backend):
         """
         d = self.data
         locked = self.grasp_locked()
-        for b, seat in self.clutch.seated.items():
-            if b not in self._action or b == locked or not d.eq_active[self._eq[b]]:
+        for b in self.layout.action_ids:  # the initial structure is static: only action bricks can drift
+            seat = self.clutch.seated.get(b)
+            if seat is None or b == locked or not d.eq_active[self._eq[b]]:
                 continue
             key = (b, seat.x, seat.y, seat.z, seat.yaw)
             pose = self._seat_poses.get(key)
@@ -631,8 +633,7 @@ class MujocoBackend(Backend):
         eq = self._lock_eq
         if eq is None or not self.data.eq_active[eq]:
             return None
-        k = self._geom_brick[np.flatnonzero(self.model.geom_bodyid == self.model.eq_obj2id[eq])[0]]
-        return self._brick_ids[int(k)]
+        return self._action_of_body[int(self.model.eq_obj2id[eq])]
 
     # --- state -----------------------------------------------------------------------------------
     def save_state(self) -> MujocoSnapshot:
