@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from agent.episode import EpisodeError, EpisodeJob, now_iso
-from agent.sandbox import Sandbox, SandboxLimits, SandboxResult
+from agent.placements import PlacementWatch
+from agent.sandbox import Sandbox, SandboxLimits, SandboxResult, SkillServer
 from evaluator.episode import score_episode
 from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timings, TokenAccount
 from jarvis_sim.backends.base import Backend, make_backend
@@ -84,13 +85,32 @@ class AssemblyEpisode:
     # --- acting ----------------------------------------------------------------------------------
     def run_program(self, code: str, *, kind: str = "attempt", prompt_text: str = "", response: str = "",
                     prompt_images: list[str] | None = None, tokens_in: int = 0, tokens_out: int = 0,
-                    cost_usd: float = 0.0) -> RoundRecord:
-        """Run one program in the sandbox; returns the round's record (also kept in self.rounds)."""
+                    cost_usd: float = 0.0, pause_after_placement: bool = False) -> RoundRecord:
+        """Run one program in the sandbox; returns the round's record (also kept in self.rounds).
+
+        With `pause_after_placement` the program stops (outcome 'paused') right after its first
+        pick-and-place operation, so the agent reflects after each one.
+        """
         if self.finished is not None:
             raise EpisodeError("the episode is finished; no more programs")
         t0 = time.perf_counter()
         first_call = len(self.ctx.calls)
-        result = self.sandbox.run(code, self.methods)
+        watch = PlacementWatch(self.backend, pause=pause_after_placement)
+        limits = self.sandbox.limits
+        server = SkillServer(self.methods, max_calls=limits.max_calls, max_message_bytes=limits.max_message_bytes,
+                             pause_after=watch.pause_reason)
+        previous = self.ctx.on_call
+
+        def on_call(call: SkillCallRecord) -> None:
+            watch.on_call(call)
+            if previous is not None:
+                previous(call)
+
+        self.ctx.on_call = on_call
+        try:
+            result = self.sandbox.run(code, server)
+        finally:
+            self.ctx.on_call = previous
         calls = self.ctx.calls[first_call:]
         record = RoundRecord(
             index=len(self.rounds), kind=kind, prompt_text=prompt_text, prompt_images=prompt_images or [],
@@ -100,6 +120,7 @@ class AssemblyEpisode:
             cost_usd=cost_usd, wall_s=time.perf_counter() - t0,
             # The state after each round lets reports score every reflection round (R1..Rk).
             final_state=self.backend.world_state(), sim_time_s=self.backend.sim_time_s - self.sim_start,
+            placements=watch.placements,
         )
         self.rounds.append(record)
         self.tokens.input += tokens_in

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Mode = Literal["non_reflective", "reflective", "reflection_rounds"]
 Library = Literal["task", "generic"]
 ObservationKind = Literal["rgb", "rgbd", "rgbd_3d"]
+ReflectAfter = Literal["program", "placement"]
 
 
 class LLMOptions(BaseModel):
@@ -37,6 +38,11 @@ class AgentConfig(BaseModel):
     library: Library = Field("task", description="Skill library: task-oriented or generic robot API.")
     seed: int = Field(0, description="Seed for the scene, the agent's sampling and random agents.")
     reflection_rounds: int = Field(0, ge=0, le=10, description="R1..Rk retries after an unsuccessful attempt.")
+    reflect_after: ReflectAfter | None = Field(
+        None,
+        description="Reflective mode only: pause after each 'placement' (pick-and-place, the paper's granularity; "
+        "the default) or after each whole 'program'. Resolved to 'placement' for the reflective mode.",
+    )
     experience_file: str | None = Field(None, description="Prior-task experience (lessons) file to include.")
     manual_style: str = Field("booklet", description="Visual style of the manual images.")
     observation: ObservationKind = Field("rgb", description="What the prompt shows of the current scene.")
@@ -44,6 +50,19 @@ class AgentConfig(BaseModel):
     max_tokens: int = Field(4096, ge=1)
     replay_file: str | None = Field(None, description="For the replay agent: recorded responses (JSONL).")
     llm: LLMOptions = Field(default_factory=LLMOptions, description="Connection, retry and cache settings of the llm agent.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_reflect_after(cls, data: Any) -> Any:
+        """The reflective mode's granularity defaults to the paper's; other modes do not take one."""
+        if not isinstance(data, dict):
+            return data
+        mode = data.get("mode", "non_reflective")
+        if data.get("reflect_after") is None:
+            return {**data, "reflect_after": "placement"} if mode == "reflective" else data
+        if mode != "reflective":
+            raise ValueError(f"reflect_after applies to the reflective mode only, not to mode {mode!r}")
+        return data
 
 
 class Budget(BaseModel):

@@ -1,7 +1,9 @@
 """The execution modes of the JARVIS paper, driving an assembly episode with a program writer (an LLM).
 
 - non_reflective: one program from the manual and the initial observation, run to the end.
-- reflective: a closed loop. After each program the writer sees the new observation, the structured
+- reflective: a closed loop. After each pick-and-place operation (`reflect_after='placement'`, the
+  paper's granularity and the default: the program is paused there by the skill server) or after each
+  whole program (`reflect_after='program'`), the writer sees the new observation, the structured
   feedback and the execution memory, then continues, revises, corrects, or answers DONE.
 - reflection_rounds: one whole-task attempt as in non_reflective; then, while the build does not match
   the manual, reflection rounds R1..Rk, each one new program from the feedback and the new view.
@@ -113,6 +115,7 @@ class ModeRunner:
         self.stop_reason = ""
         self._on_stop = on_stop
         self._views = 0
+        self._pause_after_placement = config.mode == "reflective" and config.reflect_after == "placement"
 
     # --- one step --------------------------------------------------------------------------------
     def _scene(self) -> SceneView:
@@ -129,6 +132,10 @@ class ModeRunner:
         """Prompt, answer, and run the program if there is one; returns the round, or None on DONE."""
         scene = self._scene()
         instructions = self.prompts.instruction(section, **values)
+        if self._pause_after_placement:
+            last = self.episode.rounds[-1] if self.episode.rounds else None
+            tail = "paused" if last is not None and last.outcome == "paused" else "placement_granularity"
+            instructions += "\n\n" + self.prompts.instruction(tail)
         if self.memory.no_code_answers and self.episode.rounds and self.episode.rounds[-1].outcome == "no_code":
             instructions += "\n\n" + self.prompts.instruction("no_code", reason=self.episode.rounds[-1].feedback)
         prompt = self.prompts.render(
@@ -152,7 +159,9 @@ class ModeRunner:
             self.episode.tokens.output += answer.tokens_out
             self.episode.tokens.cost_usd += answer.cost_usd
             return record
-        record = self.episode.run_program(extraction.code, kind=kind, **common)  # type: ignore[arg-type]
+        record = self.episode.run_program(
+            extraction.code, kind=kind, pause_after_placement=self._pause_after_placement, **common  # type: ignore[arg-type]
+        )
         record.prompt_version = prompt.version
         self.memory.note_round(record)
         return record

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from evaluator.answers import score_answer
 from evaluator.assembly import score_assembly
 from evaluator.config import ScoringConfig
+from evaluator.effective_actions import effective_action_scores, score_actions
 from evaluator.records import EpisodeRecord
 from evaluator.run_dir import (
     EPISODES_FILE,
@@ -92,10 +93,15 @@ def score_episode(record: EpisodeRecord, task: Task, config: ScoringConfig | Non
         else rnd
         for rnd in record.rounds
     ]
+    scores, details = result.scores(), {**result.details(), "task": task_info(task)}
+    if any(rnd.code is not None for rnd in record.rounds):  # the effective-action analysis (Table 6)
+        actions = score_actions(task, record, cfg)
+        scores.update(effective_action_scores(actions))
+        details["effective_actions"] = [a.explain() for a in actions]
     return record.model_copy(
         update={
-            "scores": result.scores(),
-            "score_details": {**result.details(), "task": task_info(task)},
+            "scores": scores,
+            "score_details": details,
             "scoring_config": cfg.to_json_obj(),
             "rounds": rounds,
             "difficulty": record.difficulty or task.difficulty,

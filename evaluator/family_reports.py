@@ -1,5 +1,6 @@
-"""Report sections of the question families: the tables their papers publish, from stored records.
+"""Report sections per task family: the tables their papers publish, from stored records.
 
+LEGO assembly: the effective-action analysis (JARVIS Table 6, evaluator.action_report).
 VSP: results per task and level, the main-task table (success by level) and the sub-task table (T1-T4
 with random-guess rows). GamiBench: normal accuracy, viewpoint consistency, IFSR and impossible accuracy
 per class with the macro-average, and the answer-position bias. Both are rebuilt from each record's
@@ -62,7 +63,15 @@ def _fmt(v: float | None) -> str:
     return "–" if v is None else f"{v:.1f}"
 
 
+def lego_section(records: Sequence[EpisodeRecord]) -> str:
+    """The assembly family's extra table: the effective-action analysis (evaluator.action_report)."""
+    from evaluator.action_report import effective_actions_section
+
+    return effective_actions_section(records)
+
+
 FAMILY_SECTIONS: dict[str, Callable[[Sequence[EpisodeRecord]], str]] = {
+    "lego": lego_section,
     "vsp": vsp_section,
     "gamibench": gamibench_section,
 }
@@ -73,6 +82,7 @@ def family_sections(records: Sequence[EpisodeRecord]) -> str:
     out = []
     for family, render in FAMILY_SECTIONS.items():
         rows = [r for r in records if r.family == family and r.status == "done"]
-        if rows:
-            out.append(render(rows))
+        text = render(rows) if rows else ""
+        if text:
+            out.append(text)
     return "\n".join(out)

@@ -16,7 +16,7 @@ from jarvis_sim.lego.world_state import WorldState
 EPISODE_RECORD_VERSION = 1
 
 EpisodeStatus = Literal["done", "failed", "cancelled"]
-Outcome = Literal["ok", "policy_violation", "skill_error", "timeout", "resource_limit", "error", "no_code"]
+Outcome = Literal["ok", "policy_violation", "skill_error", "timeout", "resource_limit", "error", "no_code", "paused"]
 
 
 class SkillCallRecord(BaseModel):
@@ -33,6 +33,21 @@ class SkillCallRecord(BaseModel):
     line: int | None = None
     sim_time_s: float = 0.0
     wall_s: float = 0.0
+
+
+class PlacementRecord(BaseModel):
+    """A pick-and-place operation a program ended: the brick released and the ground truth just after.
+
+    Ground truth, for the evaluator's effective-action analysis only; never part of agent feedback.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    call_index: int = Field(description="Index of the placing call in the round's skill_calls.")
+    skill: str = Field(description="The skill that released the brick: place, place_on, place_at, put_down, open_gripper.")
+    ok: bool = Field(description="The skill returned (False: it raised a skill error after taking the brick).")
+    brick_id: str = Field(description="Ground-truth id of the brick that was in the gripper before the call.")
+    state: WorldState = Field(description="Ground truth right after the call.")
 
 
 class RoundRecord(BaseModel):
@@ -64,6 +79,9 @@ class RoundRecord(BaseModel):
     scores: dict[str, float] = Field(default_factory=dict, description="Scores of the state after this round.")
     prompt_version: str = Field(
         "", description="Versions of the prompt templates this round's prompt was rendered from ('' if none)."
+    )
+    placements: list[PlacementRecord] = Field(
+        default_factory=list, description="Assembly episodes: each pick-and-place the round's program ended (ground truth)."
     )
 
 

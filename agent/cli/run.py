@@ -25,6 +25,11 @@ def agent_config_from_options(**options: Any) -> AgentConfig:
     return AgentConfig.model_validate(values)
 
 
+def budget_from_options(**options: Any) -> Budget:
+    """A Budget from CLI options, dropping the ones left unset."""
+    return Budget.model_validate({k: v for k, v in options.items() if v is not None})
+
+
 def run_command(config: RunConfig, out: Path, workers: int, executor: str, address: str | None) -> dict[str, Any]:
     """Run a batch with a progress bar, then write summary.json and report.md; returns the summary."""
     bar: tqdm[Any] | None = None
@@ -65,6 +70,10 @@ def register(app: typer.Typer) -> None:
         library: str = typer.Option(None, help="task | generic skill library."),
         seed: int = typer.Option(0, help="Seed of the scenes and the agent."),
         reflection_rounds: int = typer.Option(None, help="R1..Rk retries after a failed attempt."),
+        reflect_after: str = typer.Option(
+            None, help="Reflective mode: pause after each placement (the paper's, default) or each program."
+        ),
+        rounds: int = typer.Option(None, help="Reasoning rounds (model calls) per episode at most; default 8."),
         manual_style: str = typer.Option(None, help="Manual style: booklet, shaded, photo."),
         replay_file: str = typer.Option(None, help="Recorded responses for the replay agent."),
         observation: str = typer.Option(None, help="What the llm agent sees: rgb | rgbd | rgbd_3d."),
@@ -85,10 +94,11 @@ def register(app: typer.Typer) -> None:
                 task_ids=list(task or []),
                 agent=agent_config_from_options(
                     name=agent, model=model, mode=mode, library=library, seed=seed,
-                    reflection_rounds=reflection_rounds, manual_style=manual_style, replay_file=replay_file,
-                    observation=observation, experience_file=experience_file, llm_base_url=llm_base_url,
-                    llm_timeout_s=llm_timeout_s, llm_cache_dir=llm_cache_dir,
+                    reflection_rounds=reflection_rounds, reflect_after=reflect_after, manual_style=manual_style,
+                    replay_file=replay_file, observation=observation, experience_file=experience_file,
+                    llm_base_url=llm_base_url, llm_timeout_s=llm_timeout_s, llm_cache_dir=llm_cache_dir,
                 ),
+                budget=budget_from_options(rounds=rounds),
                 backend=backend,
             )
             if executor not in ("local", "ray"):
@@ -114,6 +124,8 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0),
         replay_file: str = typer.Option(None),
         reflection_rounds: int = typer.Option(None, help="R1..Rk retries after a failed attempt."),
+        reflect_after: str = typer.Option(None, help="Reflective mode: placement (default) | program."),
+        rounds: int = typer.Option(None, help="Reasoning rounds (model calls) at most; default 8."),
         manual_style: str = typer.Option(None, help="Manual style: booklet, shaded, photo."),
         observation: str = typer.Option(None, help="What the llm agent sees: rgb | rgbd | rgbd_3d."),
         experience_file: str = typer.Option(None, help="Lessons file (jarvis experience distill) for the llm agent."),
@@ -128,11 +140,11 @@ def register(app: typer.Typer) -> None:
                 task_ids=[task],
                 agent=agent_config_from_options(
                     name=agent, model=model, mode=mode, library=library, seed=seed, replay_file=replay_file,
-                    reflection_rounds=reflection_rounds, manual_style=manual_style, observation=observation,
-                    experience_file=experience_file, llm_base_url=llm_base_url, llm_timeout_s=llm_timeout_s,
-                    llm_cache_dir=llm_cache_dir,
+                    reflection_rounds=reflection_rounds, reflect_after=reflect_after, manual_style=manual_style,
+                    observation=observation, experience_file=experience_file, llm_base_url=llm_base_url,
+                    llm_timeout_s=llm_timeout_s, llm_cache_dir=llm_cache_dir,
                 ),
-                budget=Budget(),
+                budget=budget_from_options(rounds=rounds),
             )
             run, _ = run_batch(cfg, out, workers=0)
         except (RunDirError, UnknownKeyError, ValueError) as exc:

@@ -6,7 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Outcome = Literal["ok", "policy_violation", "skill_error", "timeout", "resource_limit", "error"]
+# 'paused' is the host's choice (it stopped the program after a skill call, e.g. after each placement
+# when reflecting at placement granularity); a child can never claim it.
+Outcome = Literal["ok", "policy_violation", "skill_error", "timeout", "resource_limit", "error", "paused"]
 
 
 class SkillCall(BaseModel):

@@ -60,10 +60,13 @@ class SkillServer:
         *,
         max_calls: int = 2000,
         max_message_bytes: int = 1 << 20,
+        pause_after: Callable[[], str | None] | None = None,
     ) -> None:
         self._methods = {name: self._describe(name, fn) for name, fn in methods.items()}
         self.max_calls = max_calls
         self.max_message_bytes = max_message_bytes
+        # Asked after every answered call; a message ends the program there with outcome 'paused'.
+        self.pause_after = pause_after
         self.calls: list[SkillCall] = []
 
     @staticmethod
@@ -105,7 +108,11 @@ class SkillServer:
             request = protocol.decode(line)
         except protocol.ProtocolError as exc:
             raise SandboxFault("policy_violation", f"malformed message from the sandbox: {exc}", "protocol") from None
-        return protocol.encode(self.handle(request))
+        reply = self.handle(request)
+        reason = self.pause_after() if self.pause_after is not None else None
+        if reason:
+            raise SandboxFault("paused", reason, "paused")
+        return protocol.encode(reply)
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         """Answer one decoded JSON-RPC request; raise SandboxFault when the program must stop."""
