@@ -132,6 +132,10 @@ def run_episode(job: EpisodeJob, episode_dir: Path, runtime: Any = None) -> Epis
         if isinstance(task, QuestionItem):
             assert isinstance(family, QuestionFamily)
             return run_question_episode(job, task, family)
+        if family.name == "planning":
+            from agent.planning_episode import run_planning_episode
+
+            return run_planning_episode(job, task, episode_dir, runtime)
         from agent.assembly_episode import run_assembly_episode
 
         return run_assembly_episode(job, task, episode_dir, runtime)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -17,7 +17,24 @@ from skills.types import BrickDescriptor
 
 if TYPE_CHECKING:
     from agent.assembly_episode import AssemblyEpisode
-    from jarvis_sim.backends.base import CameraFrame
+    from jarvis_sim.backends.base import Backend, CameraFrame
+    from skills.context import SkillContext
+
+
+class LiveScene(Protocol):
+    """What taking a look needs: the simulator, the skills' context (camera, perception), the artifact folder.
+
+    An assembly episode is one; so is a planning episode, which shows the scene but never moves it.
+    """
+
+    @property
+    def backend(self) -> Backend: ...
+
+    @property
+    def ctx(self) -> SkillContext: ...
+
+    @property
+    def dir(self) -> Path: ...
 
 
 @dataclass
@@ -43,7 +60,7 @@ def depth_image(depth: np.ndarray) -> np.ndarray:
     return out
 
 
-def save_image(episode: AssemblyEpisode, name: str, pixels: np.ndarray) -> str:
+def save_image(episode: LiveScene, name: str, pixels: np.ndarray) -> str:
     """Write an artifact image into the episode directory; returns its name."""
     from PIL import Image
 
@@ -51,7 +68,7 @@ def save_image(episode: AssemblyEpisode, name: str, pixels: np.ndarray) -> str:
     return name
 
 
-def capture(episode: AssemblyEpisode, kind: str, tag: str, rgb_name: str | None = None) -> SceneView:
+def capture(episode: LiveScene, kind: str, tag: str, rgb_name: str | None = None) -> SceneView:
     """Look at the scene as `kind` ('rgb', 'rgbd', 'rgbd_3d'); `rgb_name` reuses an RGB image just taken."""
     view = SceneView()
     need_depth = kind in ("rgbd", "rgbd_3d")
@@ -108,7 +125,7 @@ def descriptor_table(descriptors: list[BrickDescriptor], limit: int = 60) -> str
     return "\n".join(rows)
 
 
-def camera_calibration(episode: AssemblyEpisode) -> str:
+def camera_calibration(episode: LiveScene) -> str:
     """The top camera's pinhole intrinsics and pose (world from camera, OpenCV axes), in mm."""
     frame = episode.backend.render(episode.ctx.camera, rgb=False, depth=True, segmentation=False)
     h, w = frame.shape

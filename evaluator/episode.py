@@ -21,6 +21,7 @@ from evaluator.answers import score_answer
 from evaluator.assembly import score_assembly
 from evaluator.config import ScoringConfig
 from evaluator.effective_actions import effective_action_scores, score_actions
+from evaluator.plan_answers import planning_scores
 from evaluator.records import EpisodeRecord
 from evaluator.run_dir import (
     EPISODES_FILE,
@@ -45,6 +46,17 @@ def task_info(task: TaskSpec) -> dict[str, Any]:
         "initial_complexity": len(task.initial),
         "difficulty": task.difficulty,
     }
+
+
+PLANNING_FAMILY = "planning"
+
+
+def planning_setting(task_id: str) -> dict[str, str]:
+    """The observation setting of a planning task, from its id (planning/<observation>/...)."""
+    from jarvis_sim.tasks.planning_family import parse_planning_id
+
+    observation, lego_id = parse_planning_id(task_id)
+    return {"observation": observation, "lego_task": lego_id}
 
 
 def _elapsed(record_time: float | None, state_time: float) -> float | None:
@@ -78,6 +90,12 @@ def score_episode(record: EpisodeRecord, task: Task, config: ScoringConfig | Non
         scores, details = question_scores(task, record.answer or "")
         return record.model_copy(update={"scores": scores, "score_details": details,
                                          "scoring_config": {"modes": ["official", "strict"]}})
+    if record.family == PLANNING_FAMILY:  # a plan answer (JARVIS Table 4), scored against the manual steps
+        scores, details = planning_scores(task, record.answer or "", cfg)
+        return record.model_copy(update={
+            "scores": scores, "score_details": {**details, "task": task_info(task), **planning_setting(task.id)},
+            "scoring_config": cfg.to_json_obj(), "difficulty": record.difficulty or task.difficulty,
+        })
     if record.final_state is None:
         return record
     result = score_assembly(task, record.final_state, _elapsed(record.timings.sim_time_s, record.final_state.sim_time_s), cfg)

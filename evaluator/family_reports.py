@@ -1,6 +1,7 @@
 """Report sections per task family: the tables their papers publish, from stored records.
 
-LEGO assembly: the effective-action analysis (JARVIS Table 6, evaluator.action_report).
+LEGO assembly: the effective-action analysis (JARVIS Table 6, evaluator.action_report). Planning:
+the planning and grounding table per observation setting (JARVIS Table 4, evaluator.planning_report).
 VSP: results per task and level, the main-task table (success by level) and the sub-task table (T1-T4
 with random-guess rows). GamiBench: normal accuracy, viewpoint consistency, IFSR and impossible accuracy
 per class with the macro-average, and the answer-position bias. Both are rebuilt from each record's
@@ -70,8 +71,16 @@ def lego_section(records: Sequence[EpisodeRecord]) -> str:
     return effective_actions_section(records)
 
 
+def planning_section(records: Sequence[EpisodeRecord]) -> str:
+    """The planning table (JARVIS Table 4) per observation setting (evaluator.planning_report)."""
+    from evaluator.planning_report import planning_section as render
+
+    return render(records)
+
+
 FAMILY_SECTIONS: dict[str, Callable[[Sequence[EpisodeRecord]], str]] = {
     "lego": lego_section,
+    "planning": planning_section,
     "vsp": vsp_section,
     "gamibench": gamibench_section,
 }

@@ -10,6 +10,7 @@ from jarvis_sim.tasks.registry import QuestionFamily
 
 if TYPE_CHECKING:
     from agent.assembly_episode import AssemblyEpisode
+    from agent.planning_episode import PlanningEpisode
 
 
 @dataclass
@@ -39,3 +40,11 @@ class AssemblyAgent(Protocol):
 
     def run_assembly(self, episode: AssemblyEpisode) -> None:
         """Submit programs through episode.run_program(...) and stop when finished."""
+
+
+@runtime_checkable
+class PlanningAgent(Protocol):
+    """Answers a planning task (JARVIS Table 4) with a plan, from the manual and the initial view."""
+
+    def plan_assembly(self, episode: PlanningEpisode) -> AnswerTurn:
+        """Return the plan answer (the JSON format of evaluator.plan_answers); episode.prompt() is what to show."""

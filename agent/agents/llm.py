@@ -27,6 +27,7 @@ from jarvis_sim.tasks.registry import QuestionFamily
 
 if TYPE_CHECKING:
     from agent.assembly_episode import AssemblyEpisode
+    from agent.planning_episode import PlanningEpisode
 
 RECORDING_FILE = "llm_responses.jsonl"
 
@@ -94,6 +95,16 @@ class LLMAgent:
         finally:
             # The account counts every answer, cached ones and retried calls included.
             episode.tokens = writer.account.to_record()
+
+    def plan_assembly(self, episode: PlanningEpisode) -> AnswerTurn:
+        """Ask the model for its plan once (manual, initial view, answer format); recorded for replay."""
+        prompt = episode.prompt()
+        writer = _EpisodeWriter(self, episode.dir / RECORDING_FILE)
+        answer = writer.write(prompt)
+        return AnswerTurn(
+            text=answer.text, prompt_text=prompt.record_text(), tokens_in=answer.tokens_in,
+            tokens_out=answer.tokens_out, cost_usd=answer.cost_usd, cached=writer.account.to_record().cached > 0,
+        )
 
     def answer_question(self, item: QuestionItem, family: QuestionFamily) -> AnswerTurn:
         """Ask the model one question item: its text and images; the whole answer goes to the scorer."""

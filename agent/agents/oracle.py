@@ -6,8 +6,11 @@ The program runs in the sandbox like any agent's; only its author saw the ground
 
 from __future__ import annotations
 
+import json
+import math
 from typing import TYPE_CHECKING
 
+from agent.agents.base import AnswerTurn
 from agent.agents.registry import register_agent
 from agent.config import AgentConfig
 from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
@@ -18,6 +21,7 @@ from skills.library.task import PAD_HALF_WIDTH_MM
 
 if TYPE_CHECKING:
     from agent.assembly_episode import AssemblyEpisode
+    from agent.planning_episode import PlanningEpisode
 
 MAX_TRIES = 3
 
@@ -105,6 +109,22 @@ def build(color, size, start, goal, lattice):
 '''
 
 
+def oracle_plan(task: TaskSpec) -> str:
+    """The exact plan of a task in the planning answer format (evaluator.plan_answers), from its targets."""
+    by_id = {a.id: a.target for a in task.action_bricks}
+    entries = []
+    for step in task.manual_steps:
+        for bid in step.brick_ids:
+            t = by_id[bid]
+            (x, y, z), _ = task.target_world_pose(bid)
+            entries.append({
+                "step": step.index + 1, "brick_id": bid, "part": t.part, "color": color(t.color).name,
+                "x_mm": round(x * 1000, 3), "y_mm": round(y * 1000, 3), "z_mm": round(z * 1000, 3),
+                "yaw_deg": round(math.degrees(t.yaw_rad), 3),
+            })
+    return "```json\n" + json.dumps({"plan": entries}, indent=1) + "\n```"
+
+
 def oracle_program(task: TaskSpec) -> str:
     """The whole-task program: for each manual step, each new brick is located, picked and placed at its lattice
     pose (with retries after a failed attempt, as the skills' error messages advise). Within a step, bricks whose
@@ -182,6 +202,10 @@ class OracleAgent:
         if config.library != "task":
             raise ValueError("the oracle writes programs for the task-oriented library only (library='task')")
         self.config = config
+
+    def plan_assembly(self, episode: PlanningEpisode) -> AnswerTurn:
+        """The exact plan, written from the target (the planning table's ceiling)."""
+        return AnswerTurn(text=oracle_plan(episode.ground_truth_task()))
 
     def run_assembly(self, episode: AssemblyEpisode) -> None:
         """Write the program from the ground truth and run it once."""

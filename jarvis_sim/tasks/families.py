@@ -8,7 +8,12 @@ import os
 
 # Each family module calls register_family() at import. The list is explicit so registration never
 # depends on what else happened to be imported first.
-FAMILY_MODULES = ("jarvis_sim.tasks.lego_family", "jarvis_sim.vsp.family", "jarvis_sim.origami.family")
+FAMILY_MODULES = (
+    "jarvis_sim.tasks.lego_family",
+    "jarvis_sim.tasks.planning_family",
+    "jarvis_sim.vsp.family",
+    "jarvis_sim.origami.family",
+)
 
 for _module in FAMILY_MODULES:
     if importlib.util.find_spec(_module.rsplit(".", 1)[0]) and importlib.util.find_spec(_module):

@@ -100,13 +100,17 @@ def validate_agent(agent: AgentConfig, task: TaskSpec | QuestionItem | None = No
             ) from None
     elif agent.name == "llm":
         raise HTTPException(422, {"field": "agent.model", "error": "the llm agent needs a model, e.g. 'openai:gpt-4o'"})
+    planning = isinstance(task, TaskSpec) and task.id.startswith("planning/")
+    if planning and agent.name == EXTERNAL:  # interactive sessions drive a simulator; a plan needs none
+        raise HTTPException(422, {"field": "agent.name", "error": "planning tasks take a built-in agent (llm, "
+                                  "replay, oracle); an external agent cannot open one interactively"})
     if task is None or agent.name == EXTERNAL:
         return
     factory = agent_factory(agent.name)
-    need = "answer_question" if isinstance(task, QuestionItem) else "run_assembly"
+    need = "answer_question" if isinstance(task, QuestionItem) else ("plan_assembly" if planning else "run_assembly")
     if not hasattr(factory, need):
         able = sorted(n for n in agent_names() if hasattr(agent_factory(n), need))
-        kind = "question items" if isinstance(task, QuestionItem) else "assembly tasks"
+        kind = "question items" if isinstance(task, QuestionItem) else ("planning tasks" if planning else "assembly tasks")
         raise HTTPException(422, {"field": "agent.name", "error": f"agent {agent.name!r} cannot run {kind} "
                                   f"({task.id})", "valid": [*able, EXTERNAL]})
 
