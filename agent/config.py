@@ -45,7 +45,9 @@ class AgentConfig(BaseModel):
     )
     experience_file: str | None = Field(None, description="Prior-task experience (lessons) file to include.")
     manual_style: str = Field("booklet", description="Visual style of the manual images.")
-    observation: ObservationKind = Field("rgb", description="What the prompt shows of the current scene.")
+    observation: ObservationKind = Field(
+        "rgb", description="What the prompt shows of the current scene (planning tasks name their own setting)."
+    )
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int = Field(4096, ge=1)
     replay_file: str | None = Field(None, description="For the replay agent: recorded responses (JSONL).")

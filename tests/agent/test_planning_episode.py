@@ -114,6 +114,10 @@ def test_plan_off_by_millimetres_in_rgb_and_its_replay(tmp_path: Path, backend: 
     replay = AgentConfig(name="replay", replay_file=str(tmp_path / "live" / "llm_responses.jsonl"))
     again = _run(tid, replay, tmp_path / "replay", backend)
     assert again.scores == rec.scores and again.answer == answer
+    # Offline re-scoring takes the same path (evaluator.episode.score_episode).
+    from evaluator.episode import score_episode
+
+    assert score_episode(rec, load_task(tid)).scores == rec.scores
 
 
 def _answer_from_prompt(body: dict[str, Any]) -> Reply | Stall:
