@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from agent.agents.base import AnswerTurn
-from agent.assembly_prompts import task_summary
 from agent.episode import EpisodeError, EpisodeJob, now_iso
 from agent.observation import camera_calibration, capture, descriptor_table
 from agent.prompts import Prompt, image_marker, load_template
@@ -30,6 +29,14 @@ from skills.context import SkillContext
 
 _SETTING = {"rgb": "colour image", "rgbd": "colour and depth images",
             "rgbd_3d": "colour and depth images, and the perceived 3D brick descriptors"}
+
+
+def _summary(view: dict[str, Any]) -> str:
+    """The public view in words, without the execution budget (nothing is executed)."""
+    where = "on a baseplate" if view["baseplate"] else "on the table"
+    return (f"Difficulty: {view['difficulty']}. The scene starts with {view['n_initial_bricks']} brick(s) already "
+            f"built {where}. The manual adds {len(view['action_bricks'])} brick(s) in {len(view['manual_steps'])} "
+            "step(s); plan where each one goes.")
 
 
 class PlanningEpisode:
@@ -79,7 +86,7 @@ class PlanningEpisode:
             for b in view["action_bricks"]  # type: ignore[attr-defined]
         )
         user = self.task_template.render(
-            task_id=self.task.id, task_summary=task_summary(view), brick_list=bricks,
+            task_id=self.task.id, task_summary=_summary(view), brick_list=bricks,
             origin_x_mm=f"{ox:.1f}", origin_y_mm=f"{oy:.1f}", origin_z_mm=f"{oz:.1f}",
             staging_x_mm=f"{ws.staging_min[0] * 1000:.0f} to {ws.staging_max[0] * 1000:.0f}",
             staging_y_mm=f"{ws.staging_min[1] * 1000:.0f} to {ws.staging_max[1] * 1000:.0f}",
