@@ -29,7 +29,7 @@ def finish_run(run: RunDirectory) -> dict[str, Any]:
 
     Corrupt lines of episodes.jsonl are skipped (and named in the log), never fatal.
     """
-    from evaluator.family_reports import family_sections
+    from evaluator.family_reports import append_family_sections
     from evaluator.report import REPORT_FILE, write_summary_outputs
     from evaluator.run_dir import read_run_dir
     from evaluator.summary import summarise
@@ -38,9 +38,6 @@ def finish_run(run: RunDirectory) -> dict[str, Any]:
     data.records = latest_per_task(list(data.records))
     summary = summarise(data)
     write_summary_outputs(summary, run.root)
-    extra = family_sections(data.records)
-    if extra:  # the tables the families' papers publish, as `jarvis report` writes them
-        with (run.root / REPORT_FILE).open("a", encoding="utf-8") as fh:
-            fh.write("\n" + extra)
+    append_family_sections(data.records, run.root / REPORT_FILE)  # as `jarvis report` writes them
     dumped: dict[str, Any] = summary.model_dump()
     return dumped

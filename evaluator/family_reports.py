@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from evaluator.answers import AnswerScore
 from evaluator.records import EpisodeRecord
@@ -95,3 +96,11 @@ def family_sections(records: Sequence[EpisodeRecord]) -> str:
         if text:
             out.append(text)
     return "\n".join(out)
+
+
+def append_family_sections(records: Sequence[EpisodeRecord], report: Path) -> None:
+    """Append the families' sections (if any) to a report.md just written from the same records."""
+    extra = family_sections(records)
+    if extra:
+        with report.open("a", encoding="utf-8") as fh:
+            fh.write("\n" + extra)

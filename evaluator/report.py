@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator import plots
-from evaluator.family_reports import family_sections
+from evaluator.family_reports import append_family_sections
 from evaluator.run_dir import RecordsChoice, read_run_dir
 from evaluator.stats import MeanCI
 from evaluator.summary import ASSEMBLY_FAMILY, SUB_SCORES, RunSummary, summarise
@@ -207,10 +207,7 @@ def write_run_report(
     summary = summarise(data)
     target = Path(out_dir) if out_dir else Path(run_dir)
     write_summary_outputs(summary, target, with_plots)
-    extra = family_sections(data.records)
-    if extra:  # the tables the question families' papers publish
-        with (target / "report.md").open("a", encoding="utf-8") as fh:
-            fh.write("\n" + extra)
+    append_family_sections(data.records, target / REPORT_FILE)  # the tables the families' papers publish
     return summary
 
 
@@ -229,10 +226,12 @@ def write_report(
     links: list[str] = []
     used: set[str] = set()
     for k, rd in enumerate(run_dirs):
-        summary = summarise(read_run_dir(rd, strict=strict, records=records))
+        data = read_run_dir(rd, strict=strict, records=records)
+        summary = summarise(data)
         name = summary.run if summary.run not in used else f"{summary.run}-{k}"
         used.add(name)
         write_summary_outputs(summary, out / name, with_plots)
+        append_family_sections(data.records, out / name / REPORT_FILE)
         summaries.append(summary)
         links.append(f"{name}/{REPORT_FILE}")
     comparison = compare(summaries)
