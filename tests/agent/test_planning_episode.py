@@ -150,6 +150,7 @@ def test_jarvis_run_over_a_planning_suite_writes_the_table(tmp_path: Path) -> No
     assert cells[1:3] == ["6", "0"] and cells[4:7] == ["0", "0", "100.0"]
 
 
+@pytest.mark.slow
 def test_oracle_plans_through_the_server(tmp_path: Path, lego: TaskSpec) -> None:
     from agent.server.app import create_app
     from tests.agent.server.conftest import make_settings

@@ -63,6 +63,7 @@ def _without_build_line(program: str, k: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 def test_reflective_default_pauses_after_each_placement(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     program = oracle_program(task)
     script: list[ScriptItem] = [
@@ -95,6 +96,7 @@ def test_reflective_default_pauses_after_each_placement(tmp_path: Path, backend:
     assert rec.scores["effective_action_score"] == pytest.approx(sum(a["score"] for a in actions) / 2, abs=1e-2)
 
 
+@pytest.mark.slow
 def test_program_granularity_runs_the_whole_program(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     with FakeOpenAIServer([f"```python\n{oracle_program(task)}```", "DONE"]) as server:
         cfg = AgentConfig(name="llm", model=f"openai-compatible:{server.base_url}:fake-vl", mode="reflective",
