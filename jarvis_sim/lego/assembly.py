@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jarvis_sim.lego import units as u
-from jarvis_sim.lego.catalog import PARTS, Part, part
+from jarvis_sim.lego.catalog import PARTS, Part, lookup, part
 
 
 class LatticeBrick(BaseModel):
@@ -38,9 +38,12 @@ class LatticeBrick(BaseModel):
     @field_validator("part")
     @classmethod
     def _known_part(cls, v: str) -> str:
-        if v not in PARTS or PARTS[v].kind == "baseplate":
-            raise ValueError(f"unknown or non-buildable part {v!r}")
-        return v
+        found = lookup(v)
+        if found is None:
+            raise ValueError(f"unknown part {v!r}: not in the catalog nor a rectangular part of $LDRAWDIR's library")
+        if found.kind == "baseplate":
+            raise ValueError(f"part {v!r} ({found.name}) is a baseplate: set the task's `baseplate` flag instead")
+        return found.number
 
     @property
     def spec(self) -> Part:
@@ -183,8 +186,8 @@ class Assembly:
         if n == 0:
             return out
         g = self._grid
-        dims = np.array([(b.x, b.y, b.z, *b.extent, b.top) for b in self.bricks], dtype=np.int64)
-        xs, ys, zs, exs, eys, tops = dims.T
+        dims = np.array([(b.x, b.y, b.z, *b.extent, b.top, b.spec.studded) for b in self.bricks], dtype=np.int64)
+        xs, ys, zs, exs, eys, tops, studded = dims.T
         raised = np.nonzero(zs > 0)[0]
         if raised.size == 0:
             return out
@@ -195,7 +198,7 @@ class Assembly:
         cy = ys[owner_of] + local % eys[owner_of] - g.origin[1]
         below = g.cells[cx, cy, zs[owner_of] - 1]
         ok = below >= 0
-        ok[ok] = tops[below[ok]] == zs[owner_of[ok]]
+        ok[ok] = (tops[below[ok]] == zs[owner_of[ok]]) & (studded[below[ok]] == 1)  # a tile's top holds nothing
         pairs = np.unique(owner_of[ok] * n + below[ok])
         for k, i in zip((pairs // n).tolist(), (pairs % n).tolist(), strict=True):
             out[k].add(i)
@@ -249,10 +252,12 @@ class Assembly:
             return []
         x0, y0, x1, y1, _ = self._bounds
         height = np.zeros((x1 - x0, y1 - y0), dtype=np.int32)  # top level of each column so far
+        studs = np.ones((x1 - x0, y1 - y0), dtype=bool)  # does that top carry studs (not a tile)?
         errors: list[AssemblyError] = []
         for b in self.bricks:
             ex, ey = b.extent
             col = height[b.x - x0 : b.x - x0 + ex, b.y - y0 : b.y - y0 + ey]
+            col_studs = studs[b.x - x0 : b.x - x0 + ex, b.y - y0 : b.y - y0 + ey]
             highest = int(col.max())
             if highest > b.z:
                 errors.append(
@@ -270,6 +275,15 @@ class Assembly:
                         b.id,
                     )
                 )
+            elif b.z > 0 and not col_studs[col == b.z].any():
+                errors.append(
+                    AssemblyError(
+                        f"brick {b.id} ({b.spec.name}) at level {b.z} rests on tiles only: a tile's smooth top "
+                        "has no studs to hold it",
+                        b.id,
+                    )
+                )
+            col_studs[...] = b.spec.studded
             np.maximum(col, b.top, out=col)
         return errors
 

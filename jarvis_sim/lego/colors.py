@@ -1,23 +1,38 @@
-"""LDraw colour codes for the common solid colours, with RGB and a human name.
+"""LDraw colour codes, with RGB and a human name.
 
-Values follow LDraw's LDConfig.ldr for these codes. Code 16 ("main colour") means "inherit the parent's
-colour" and is resolved at the LDraw boundary, never stored in an Assembly.
+Two tables:
+- `COLORS`, the 24 common solid colours the generator, renders and perception use. Their RGB values
+  are the ones the renders and the perception's colour naming were calibrated on (an earlier LDConfig
+  revision); a scene never holds a colour outside this palette unless a user's model brings one.
+- `LDRAW_COLORS`, every colour of LDraw's published LDConfig.ldr (assets/ldraw/colours.tsv: code, name,
+  RGB, alpha, material), overlaid with `COLORS`; LDraw import accepts any of these. Where a user has an
+  LDraw library (`LDRAWDIR`), its own LDConfig.ldr adds or overrides codes (jarvis_sim.lego.ldraw_library).
+
+Code 16 ("main colour") means "inherit the parent's colour" and is resolved at the LDraw boundary,
+never stored in an Assembly. Direct colours (0x2RRGGBB) are not stored either: import maps them to the
+nearest table colour when asked to substitute.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+
+from jarvis_sim.paths import assets_dir
 
 INHERIT = 16
+EDGE = 24
 
 
 @dataclass(frozen=True)
 class Color:
-    """An LDraw colour: its code, name and sRGB value (0-255)."""
+    """An LDraw colour: its code, name, sRGB value (0-255), opacity (0-255) and material."""
 
     code: int
     name: str
     rgb: tuple[int, int, int]
+    alpha: int = 255
+    material: str = "solid"
 
     @property
     def rgb_float(self) -> tuple[float, float, float]:
@@ -28,6 +43,10 @@ class Color:
     def hex(self) -> str:
         """The colour as #RRGGBB."""
         return "#{:02X}{:02X}{:02X}".format(*self.rgb)
+
+
+def _rgb(h: str) -> tuple[int, int, int]:
+    return (int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))
 
 
 _TABLE: tuple[tuple[int, str, str], ...] = (
@@ -57,22 +76,62 @@ _TABLE: tuple[tuple[int, str, str], ...] = (
     (320, "dark red", "720E0F"),
 )
 
-COLORS: dict[int, Color] = {
-    code: Color(code, name, (int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))) for code, name, h in _TABLE
-}
+COLORS: dict[int, Color] = {code: Color(code, name, _rgb(h)) for code, name, h in _TABLE}
+
+
+def parse_colour_table(text: str, source: str) -> dict[int, Color]:
+    """Rows `code<TAB>name<TAB>RRGGBB<TAB>alpha<TAB>material` (after a header; '#' lines are comments)."""
+    out: dict[int, Color] = {}
+    rows = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    for n, line in enumerate(rows[1:], start=2):
+        cells = line.split("\t")
+        if len(cells) != 5:
+            raise ValueError(f"{source}: row {n}: expected 5 tab-separated cells, got {len(cells)}")
+        code, name, rgb, alpha, material = cells
+        out[int(code)] = Color(int(code), name, _rgb(rgb), int(alpha), material)
+    return out
+
+
+@cache
+def _ldraw_table() -> dict[int, Color]:
+    path = assets_dir() / "ldraw" / "colours.tsv"
+    return {**parse_colour_table(path.read_text(encoding="utf-8"), str(path)), **COLORS}
+
+
+def ldraw_colors() -> dict[int, Color]:
+    """Every LDraw colour (the published table overlaid with the scene palette and any library's LDConfig)."""
+    from jarvis_sim.lego.ldraw_library import library_colours
+
+    return {**_ldraw_table(), **library_colours(), **COLORS}
+
+
+def is_known(code: int) -> bool:
+    """True when the code is an LDraw colour (scene palette, published table or the user's library)."""
+    return code in COLORS or code in ldraw_colors()
 
 
 def color(code: int) -> Color:
-    """The colour for an LDraw code; an unknown code raises KeyError listing the known ones."""
-    try:
-        return COLORS[code]
-    except KeyError:
-        raise KeyError(f"unknown LDraw colour code {code}; known: {sorted(COLORS)}") from None
+    """The colour for an LDraw code; an unknown code raises KeyError saying where the codes come from."""
+    c = COLORS.get(code) or ldraw_colors().get(code)
+    if c is None:
+        raise KeyError(
+            f"unknown LDraw colour code {code}: not in LDraw's LDConfig table (assets/ldraw/colours.tsv, "
+            f"{len(ldraw_colors())} codes) nor in $LDRAWDIR/LDConfig.ldr"
+        )
+    return c
 
 
 def color_by_name(name: str) -> Color:
-    """The colour with this name (case-insensitive)."""
-    for c in COLORS.values():
-        if c.name == name.lower():
-            return c
-    raise KeyError(f"unknown colour name {name!r}; known: {sorted(c.name for c in COLORS.values())}")
+    """The colour with this name (case-insensitive; underscores read as spaces)."""
+    key = name.lower().replace("_", " ")
+    for table in (COLORS, ldraw_colors()):
+        for c in table.values():
+            if c.name == key:
+                return c
+    raise KeyError(f"unknown colour name {name!r}; common ones: {sorted(c.name for c in COLORS.values())}")
+
+
+def nearest_color(rgb: tuple[int, int, int], palette: dict[int, Color] | None = None) -> Color:
+    """The solid palette colour nearest to an sRGB value (for direct 0x2RRGGBB colours)."""
+    table = palette or COLORS
+    return min(table.values(), key=lambda c: sum((a - b) ** 2 for a, b in zip(c.rgb, rgb, strict=True)))

@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 
 from jarvis_sim.lego.assembly import Assembly, LatticeBrick
-from jarvis_sim.lego.catalog import PARTS
+from jarvis_sim.lego.catalog import GENERATOR_PARTS, PARTS
 
 AssemblyKind = Literal["wall", "tower", "stairs", "house", "vehicle", "random_stack"]
 KINDS: tuple[AssemblyKind, ...] = ("wall", "tower", "stairs", "house", "vehicle", "random_stack")
@@ -315,7 +315,7 @@ def _vehicle(b: _Builder, x: int, y: int, room: int) -> None:
 def _random_stack(b: _Builder, x: int, y: int, room: int) -> None:
     rng = b.rng
     area = rng.randint(3, max(3, min(room, 12)))
-    parts = [p for p in PARTS if PARTS[p].kind != "baseplate"]
+    parts = list(GENERATOR_PARTS)
     for _ in range(rng.randint(3, 60)):
         part = rng.choice(parts)
         b.drop(part, b.color(), x + rng.randrange(area), y + rng.randrange(area), rng.randrange(4))
