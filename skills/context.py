@@ -7,6 +7,7 @@ the arguments, enforces the budget, applies scheduled perturbations, runs the sk
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -148,7 +149,31 @@ def _validated_arguments(spec: SkillSpec, args: tuple[Any, ...], kwargs: dict[st
             out[name] = adapters[name].validate_python(value)
         except ValidationError as exc:
             raise InvalidArgument(_validation_message(f"{spec.name}() argument {name!r}", exc)) from None
+        bad = _non_finite(out[name], name)
+        if bad is not None:
+            # NaN passes every range check (all comparisons are False) and inf overflows the planners:
+            # refuse both here, for every skill, before any motion is computed.
+            raise InvalidArgument(f"{spec.name}() argument {bad[0]} is {bad[1]!r}: expected a finite number")
     return out
+
+
+def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
+    """(where, value) of the first NaN or infinity inside an argument (numbers, models, lists, dicts)."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path, value)
+    if isinstance(value, BaseModel):
+        items: Any = ((f"{path}.{k}", v) for k, v in value)
+    elif isinstance(value, dict):
+        items = ((f"{path}[{k!r}]", v) for k, v in value.items())
+    elif isinstance(value, list | tuple):
+        items = ((f"{path}[{k}]", v) for k, v in enumerate(value))
+    else:
+        return None
+    for where, v in items:
+        found = _non_finite(v, where)
+        if found is not None:
+            return found
+    return None
 
 
 def _jsonable_args(spec: SkillSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:

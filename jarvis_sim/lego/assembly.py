@@ -20,6 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.catalog import PARTS, Part, lookup, part
+from jarvis_sim.lego.colors import color as _colour
+
+# The lattice a task can hold: 1,000 studs (8 m) either way and 1,000 plates (3.2 m) up. Far beyond any
+# table, and small enough that an absurd value is an error here rather than an overflow in the simulator.
+LATTICE_LIMIT = 1000
 
 
 class LatticeBrick(BaseModel):
@@ -30,9 +35,9 @@ class LatticeBrick(BaseModel):
     id: str = Field(description="Unique id within the assembly, e.g. 'b007'.")
     part: str = Field(description="LDraw part number, e.g. '3001'.")
     color: int = Field(description="LDraw colour code.")
-    x: int = Field(description="Footprint minimum corner along world x, studs.")
-    y: int = Field(description="Footprint minimum corner along world y, studs.")
-    z: int = Field(ge=0, description="Bottom level, plate heights above level 0.")
+    x: int = Field(ge=-LATTICE_LIMIT, le=LATTICE_LIMIT, description="Footprint minimum corner along world x, studs.")
+    y: int = Field(ge=-LATTICE_LIMIT, le=LATTICE_LIMIT, description="Footprint minimum corner along world y, studs.")
+    z: int = Field(ge=0, le=LATTICE_LIMIT, description="Bottom level, plate heights above level 0.")
     yaw: int = Field(ge=0, le=3, description="Rotation about z in quarter turns (0..3).")
 
     @field_validator("part")
@@ -44,6 +49,15 @@ class LatticeBrick(BaseModel):
         if found.kind == "baseplate":
             raise ValueError(f"part {v!r} ({found.name}) is a baseplate: set the task's `baseplate` flag instead")
         return found.number
+
+    @field_validator("color")
+    @classmethod
+    def _known_colour(cls, v: int) -> int:
+        try:
+            _colour(v)
+        except KeyError as exc:
+            raise ValueError(exc.args[0]) from None
+        return v
 
     @property
     def spec(self) -> Part:

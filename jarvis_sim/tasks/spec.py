@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
 
 TASKSPEC_VERSION = 1
+MAX_TASK_BRICKS = 1000  # initial + action: the pool's largest tasks hold ~750; MuJoCo aborts near 5,000
+WORLD_LIMIT_M = 10.0  # any pose or workspace coordinate beyond 10 m is a broken file, not a table
 
 Difficulty = Literal["easy", "medium", "hard"]
 
@@ -26,9 +28,9 @@ class TablePose(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    x: float
-    y: float
-    yaw: float = 0.0
+    x: float = Field(ge=-WORLD_LIMIT_M, le=WORLD_LIMIT_M, allow_inf_nan=False)
+    y: float = Field(ge=-WORLD_LIMIT_M, le=WORLD_LIMIT_M, allow_inf_nan=False)
+    yaw: float = Field(0.0, ge=-100.0, le=100.0, allow_inf_nan=False, description="Radians.")
 
 
 class Workspace(BaseModel):
@@ -43,6 +45,19 @@ class Workspace(BaseModel):
     )
     staging_min: tuple[float, float] = (0.30, 0.18)
     staging_max: tuple[float, float] = (0.62, 0.42)
+
+    @model_validator(mode="after")
+    def _finite(self) -> Workspace:
+        for name in ("table_min", "table_max", "lattice_origin", "staging_min", "staging_max"):
+            for k, v in enumerate(getattr(self, name)):
+                if not math.isfinite(v) or abs(v) > WORLD_LIMIT_M:
+                    raise ValueError(f"workspace.{name}[{k}] = {v!r}: expected a finite coordinate within "
+                                     f"{WORLD_LIMIT_M} m")
+        for lo, hi in (("table_min", "table_max"), ("staging_min", "staging_max")):
+            a, b = getattr(self, lo), getattr(self, hi)
+            if a[0] >= b[0] or a[1] >= b[1]:
+                raise ValueError(f"workspace.{lo} {a} must lie below workspace.{hi} {b} on both axes")
+        return self
 
 
 class ActionBrick(BaseModel):
@@ -77,7 +92,14 @@ class Perturbation(BaseModel):
     after_skill_calls: int = Field(ge=0)
     brick_id: str | None = None
     offset_m: tuple[float, float] = (0.0, 0.0)
-    impulse_n_s: float = Field(0.0, ge=0.0, description="For knock_structure: horizontal impulse.")
+    impulse_n_s: float = Field(0.0, ge=0.0, le=10.0, allow_inf_nan=False,
+                               description="For knock_structure: horizontal impulse.")
+
+    @model_validator(mode="after")
+    def _finite_offset(self) -> Perturbation:
+        if not all(math.isfinite(v) and abs(v) <= 1.0 for v in self.offset_m):
+            raise ValueError(f"offset_m {self.offset_m}: expected finite metres within 1 m")
+        return self
 
 
 class DifficultyFields(BaseModel):
@@ -108,12 +130,17 @@ class TaskSpec(BaseModel):
     initial: list[LatticeBrick]
     action_bricks: list[ActionBrick] = Field(min_length=1)
     manual_steps: list[ManualStep] = Field(min_length=1)
-    time_budget_s: float = Field(gt=0, description="Simulated seconds allowed before the time penalty.")
+    time_budget_s: float = Field(gt=0, le=86_400.0, allow_inf_nan=False,
+                                 description="Simulated seconds allowed before the time penalty.")
     perturbations: list[Perturbation] = Field(default_factory=list)
     seed: int = 0
 
     @model_validator(mode="after")
     def _consistent(self) -> TaskSpec:
+        n_bricks = len(self.initial) + len(self.action_bricks)
+        if n_bricks > MAX_TASK_BRICKS:
+            raise ValueError(f"task {self.id}: {n_bricks} bricks (initial + action); a task holds at most "
+                             f"{MAX_TASK_BRICKS}")
         action_ids = [a.id for a in self.action_bricks]
         stepped = [i for s in self.manual_steps for i in s.brick_ids]
         if sorted(stepped) != sorted(action_ids):

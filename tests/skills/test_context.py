@@ -189,3 +189,26 @@ def test_descriptor_lookup_names_the_known_ids_in_order(ctx: SkillContext) -> No
 
 def test_perception_ids_are_fresh_and_increasing(ctx: SkillContext) -> None:
     assert [ctx.new_perception_id() for _ in range(3)] == ["p1", "p2", "p3"]
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "where"),
+    [
+        ("move_ee", (float("nan"), 0.0, 50.0), "x_mm"),
+        ("move_ee", (400.0, 0.0, 50.0, float("inf")), "yaw_deg"),
+        ("move_ee", (400.0, float("-inf"), 50.0), "y_mm"),
+        ("place", ({"x_mm": 400.0, "y_mm": 0.0, "z_mm": 20.0, "yaw_deg": float("inf")},), "pose.yaw_deg"),
+        ("place", ({"x_mm": float("nan"), "y_mm": 0.0, "z_mm": 20.0},), "pose.x_mm"),
+    ],
+)
+def test_non_finite_arguments_are_refused_before_the_skill_runs(
+    ctx: SkillContext, name: str, args: tuple[Any, ...], where: str
+) -> None:
+    from skills.registry import library
+
+    spec = next(s for s in library("generic") + library("task") if s.name == name)
+    with pytest.raises(InvalidArgument) as err:
+        ctx.invoke(spec, args, {})
+    assert f"{name}() argument {where} is" in err.value.message and "finite" in err.value.message
+    backend = ctx.backend
+    assert isinstance(backend, RecordingBackend) and backend.steps == [] and backend.events == []
