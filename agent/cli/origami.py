@@ -10,15 +10,19 @@ from pathlib import Path
 import typer
 
 from jarvis_sim.origami.fold_format import FoldFormatError, read_fold
-from jarvis_sim.origami.foldability import check
+from jarvis_sim.origami.foldability import CheckLimits, check
 from jarvis_sim.origami.library import ASSETS, DEFAULT_SEED
 
 
-def check_file(path: Path) -> dict[str, object]:
-    """The verifier's verdict on a .fold file as a JSON-ready dict."""
+def check_file(path: Path, limits: CheckLimits | None = None, progress: bool = False) -> dict[str, object]:
+    """The verifier's verdict on a .fold file as a JSON-ready dict (undecided past the limits)."""
     cp = read_fold(path)
     out: dict[str, object] = {"file": str(path), "creases": cp.crease_count}
-    out.update(check(cp).to_json())
+
+    def say(line: str) -> None:
+        sys.stderr.write(f"{path.name}: {line}\n")
+
+    out.update(check(cp, limits=limits, progress=say if progress else None).to_json())
     return out
 
 
@@ -45,14 +49,26 @@ def register(app: typer.Typer) -> None:
     app.add_typer(origami, name="origami")
 
     @origami.command("check")
-    def check_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a .fold file")) -> None:
-        """Print the verdict as JSON: foldable, violated rules with vertex and crease indices."""
+    def check_cmd(
+        file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a .fold file"),
+        time_limit: float = typer.Option(CheckLimits.time_s, "--time-limit", min=0.1,
+                                         help="seconds for building the layer problem; past it: undecided"),
+        max_clauses: int = typer.Option(CheckLimits.max_clauses, "--max-clauses", min=1000,
+                                        help="largest layer problem attempted; past it: undecided"),
+        progress: bool = typer.Option(False, "--progress", help="print each stage of a long check to stderr"),
+    ) -> None:
+        """Print the verdict as JSON: foldable, violated rules with vertex and crease indices.
+
+        Exit status: 0 decided, 2 malformed file, 3 undecided (a limit was reached; the JSON says which).
+        """
         try:
-            verdict = check_file(file)
+            verdict = check_file(file, CheckLimits(max_clauses=max_clauses, time_s=time_limit), progress)
         except FoldFormatError as exc:
             sys.stdout.write(json.dumps({"file": str(file), "foldable": False, "error": str(exc)}) + "\n")
             raise typer.Exit(2) from None
         sys.stdout.write(json.dumps(verdict) + "\n")
+        if not verdict.get("decided", True):
+            raise typer.Exit(3)
 
     @origami.command("generate")
     def generate_cmd(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import reprlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ ASSIGNMENTS = ("B", "M", "V", "F", "U", "C", "J")
 CREASES = ("M", "V", "U")
 DEFAULT_ANGLE = {"B": 0.0, "M": -180.0, "V": 180.0, "F": 0.0, "U": 0.0, "C": 0.0, "J": 0.0}
 GEOM_TOL = 1e-7
+MAX_FOLD_BYTES = 32 << 20  # published designs are well under 10 MB
+MAX_ELEMENTS = 200_000  # vertices, edges or faces: the planarity check is quadratic in the edges
 
 
 class FoldFormatError(ValueError):
@@ -101,10 +104,21 @@ def write_fold(cp: CreasePattern, path: Path) -> None:
 
 def read_fold(path: Path) -> CreasePattern:
     """Read and validate a .fold file."""
+    p = Path(path)
+    size = p.stat().st_size
+    if size > MAX_FOLD_BYTES:
+        raise FoldFormatError("file", None, f"{size:,} bytes is more than the {MAX_FOLD_BYTES >> 20} MB a FOLD file may be")
+    return loads(p.read_text(encoding="utf-8", errors="replace"))
+
+
+def loads(text: str) -> CreasePattern:
+    """Parse and validate FOLD JSON text."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise FoldFormatError("file", None, f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise FoldFormatError("file", None, "JSON nested too deeply (a FOLD file is a flat object of lists)") from None
     return from_fold(data)
 
 
@@ -116,10 +130,14 @@ def from_fold(data: Any) -> CreasePattern:
     if "vertices_coords" not in data and isinstance(frames, list) and frames:
         data = {**frames[0], **{k: v for k, v in data.items() if k.startswith("file_")}}
     coords = _list_field(data, "vertices_coords")
+    for key in ("vertices_coords", "edges_vertices", "faces_vertices"):
+        value = data.get(key)
+        if isinstance(value, list) and len(value) > MAX_ELEMENTS:
+            raise FoldFormatError(key, None, f"{len(value):,} entries; at most {MAX_ELEMENTS:,} are supported")
     verts = np.zeros((len(coords), 2))
     for i, c in enumerate(coords):
         if not isinstance(c, list) or len(c) not in (2, 3) or not all(_is_number(x) for x in c):
-            raise FoldFormatError("vertices_coords", i, f"expected [x, y] numbers, got {c!r}")
+            raise FoldFormatError("vertices_coords", i, f"expected [x, y] numbers, got {_show(c)}")
         if len(c) == 3 and abs(float(c[2])) > GEOM_TOL:
             raise FoldFormatError("vertices_coords", i, "crease patterns must be flat (z = 0)")
         verts[i] = [float(c[0]), float(c[1])]
@@ -128,7 +146,7 @@ def from_fold(data: Any) -> CreasePattern:
     edges: list[tuple[int, int]] = []
     for i, e in enumerate(raw_edges):
         if not (isinstance(e, list) and len(e) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in e)):
-            raise FoldFormatError("edges_vertices", i, f"expected two vertex indices, got {e!r}")
+            raise FoldFormatError("edges_vertices", i, f"expected two vertex indices, got {_show(e)}")
         for x in e:
             if not 0 <= x < nv:
                 raise FoldFormatError("edges_vertices", i, f"vertex index {x} out of range 0..{nv - 1}")
@@ -141,7 +159,7 @@ def from_fold(data: Any) -> CreasePattern:
     assignments: list[str] = []
     for i, a in enumerate(assign_raw):
         if not isinstance(a, str) or a.upper() not in ASSIGNMENTS:
-            raise FoldFormatError("edges_assignment", i, f"unknown assignment {a!r}; expected one of {ASSIGNMENTS}")
+            raise FoldFormatError("edges_assignment", i, f"unknown assignment {_show(a)}; expected one of {ASSIGNMENTS}")
         assignments.append(a.upper())
     angle_raw = data.get("edges_foldAngle")
     if angle_raw is None:
@@ -154,7 +172,7 @@ def from_fold(data: Any) -> CreasePattern:
             if x is None:
                 x = DEFAULT_ANGLE[a]
             if not _is_number(x) or not -180.0 - 1e-9 <= float(x) <= 180.0 + 1e-9:
-                raise FoldFormatError("edges_foldAngle", i, f"expected degrees in [-180, 180], got {x!r}")
+                raise FoldFormatError("edges_foldAngle", i, f"expected degrees in [-180, 180], got {_show(x)}")
             if (a == "M" and float(x) > 0) or (a == "V" and float(x) < 0):
                 raise FoldFormatError("edges_foldAngle", i, f"sign of {x} contradicts assignment {a} (valley positive)")
             angles.append(float(x))
@@ -167,14 +185,23 @@ def from_fold(data: Any) -> CreasePattern:
     orders: list[tuple[int, int, int]] = []
     for i, o in enumerate(data.get("faceOrders", []) or []):
         if not (isinstance(o, list) and len(o) == 3 and all(isinstance(x, int) for x in o)):
-            raise FoldFormatError("faceOrders", i, f"expected [f, g, order], got {o!r}")
+            raise FoldFormatError("faceOrders", i, f"expected [f, g, order], got {_show(o)}")
         if not (0 <= o[0] < len(faces) and 0 <= o[1] < len(faces)) or o[2] not in (-1, 0, 1):
-            raise FoldFormatError("faceOrders", i, f"face index out of range or order not -1/0/1: {o!r}")
+            raise FoldFormatError("faceOrders", i, f"face index out of range or order not -1/0/1: {_show(o)}")
         orders.append((o[0], o[1], o[2]))
     meta = data.get("jarvis:meta", {})
     name = str(data.get("file_title") or data.get("frame_title") or "")
     return CreasePattern(verts, tuple(edges), tuple(assignments), tuple(angles), tuple(faces), name,
                          meta if isinstance(meta, dict) else {}, tuple(orders))
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxstring, _REPR.maxother = 3, 6, 40, 40
+
+
+def _show(x: Any) -> str:
+    """A short repr for messages: a hostile value must not make the error itself huge or deep."""
+    return _REPR.repr(x)
 
 
 def _is_number(x: Any) -> bool:
@@ -238,7 +265,7 @@ def _check_faces(faces_raw: Any, verts: NDArray[np.float64], edges: list[tuple[i
     out: list[tuple[int, ...]] = []
     for i, f in enumerate(faces_raw):
         if not (isinstance(f, list) and len(f) >= 3 and all(isinstance(x, int) for x in f)):
-            raise FoldFormatError("faces_vertices", i, f"expected at least three vertex indices, got {f!r}")
+            raise FoldFormatError("faces_vertices", i, f"expected at least three vertex indices, got {_show(f)}")
         for x in f:
             if not 0 <= x < len(verts):
                 raise FoldFormatError("faces_vertices", i, f"vertex index {x} out of range 0..{len(verts) - 1}")
@@ -269,7 +296,7 @@ def pattern_from_segments(
     labels = [a for _, _, a in creases] + ["B"] * 4
     for i, (_, _, a) in enumerate(creases):
         if a not in ASSIGNMENTS or a == "B":
-            raise FoldFormatError("creases", i, f"unknown crease assignment {a!r}")
+            raise FoldFormatError("creases", i, f"unknown crease assignment {_show(a)}")
     arr = arrange(np.array(segs, dtype=float), tol=1e-9 * max(size, 1.0) * 100)
     verts = np.where(np.abs(arr.vertices) < 1e-12, 0.0, arr.vertices)
     assignments: list[str] = []

@@ -5,13 +5,20 @@ flat-folded state by reflection across creases, overlay the folded faces, and as
 above/below relation on overlapping face pairs that obeys the crease assignments, taco-taco,
 taco-tortilla and transitivity constraints. UNSAT means no layer order exists; the unsatisfiable core
 names the creases involved.
+
+The layer problem grows with the cube of the faces stacked in one place (a 20x20 accordion grid folds
+400 faces onto one square: 10^7 transitivity triples, gigabytes). `CheckLimits` bounds it: the clause
+count is estimated before any clause is built and the wall clock is checked while building; past either
+limit the verdict is *undecided* (`decided` False, with the reason) instead of a guess or a hang.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +32,34 @@ from jarvis_sim.origami.planar import arrange, faces_ccw, polygon_area
 
 ANGLE_TOL = 1e-6  # radians
 FOLDED_TOL = 1e-7
+
+
+@dataclass(frozen=True)
+class CheckLimits:
+    """Bounds on one global check; past them the verdict is undecided, never a guess."""
+
+    max_clauses: int = 1_500_000  # ~300 MB of clauses in Python lists; an 8x8 grid needs 96k
+    time_s: float = 60.0  # wall clock for building the layer problem (the SAT call itself is bounded by size)
+
+
+class _Undecided(Exception):
+    """The check stopped at a limit; the message says which and how far it got."""
+
+
+class _Clock:
+    def __init__(self, limits: CheckLimits, progress: Callable[[str], None] | None) -> None:
+        self.limits, self.progress = limits, progress
+        self.t0 = time.perf_counter()
+
+    def tick(self, stage: str) -> None:
+        elapsed = time.perf_counter() - self.t0
+        if elapsed > self.limits.time_s:
+            raise _Undecided(f"time limit of {self.limits.time_s:g} s reached while {stage}")
+
+    def say(self, message: str) -> None:
+        self.tick(message)
+        if self.progress is not None:
+            self.progress(f"{time.perf_counter() - self.t0:7.2f} s  {message}")
 
 
 @dataclass(frozen=True)
@@ -109,6 +144,8 @@ class Verdict:
     global_checked: bool
     state: FoldedState | None = None
     stats: dict[str, int] = field(default_factory=dict)
+    decided: bool = True  # False: a limit stopped the check; `foldable` is then False and means "unknown"
+    undecided_reason: str = ""
 
     @property
     def rules(self) -> list[str]:
@@ -118,7 +155,9 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         """JSON form printed by `jarvis origami check`."""
         return {
-            "foldable": self.foldable,
+            "foldable": self.foldable if self.decided else None,
+            "decided": self.decided,
+            **({"undecided_reason": self.undecided_reason} if not self.decided else {}),
             "local_ok": self.local_ok,
             "global_checked": self.global_checked,
             "violated_rules": self.rules,
@@ -175,15 +214,22 @@ def local_violations(cp: CreasePattern) -> list[Violation]:
     return out
 
 
-def check(cp: CreasePattern, global_check: bool = True) -> Verdict:
-    """Verify a crease pattern; the global layer-order check runs only when the local rules hold."""
+def check(cp: CreasePattern, global_check: bool = True, limits: CheckLimits | None = None,
+          progress: Callable[[str], None] | None = None) -> Verdict:
+    """Verify a crease pattern; the global layer-order check runs only when the local rules hold.
+
+    `limits` bound the global check (default CheckLimits()); `progress` receives a line per stage.
+    """
     if any(a in ("C", "J") for a in cp.assignments):
         v = Violation("unsupported", "cut (C) and join (J) edges are not supported by the layer solver")
         return Verdict(False, [v], False, False)
     local = local_violations(cp)
     if local or not global_check:
         return Verdict(not local, local, not local, False)
-    return solve_layers(cp)
+    try:
+        return solve_layers(cp, limits, progress)
+    except _Undecided as exc:
+        return Verdict(False, [], True, False, decided=False, undecided_reason=str(exc))
 
 
 def _fold_faces(cp: CreasePattern) -> tuple[list[tuple[int, ...]], dict[tuple[int, int], int]]:
@@ -297,8 +343,14 @@ class _Clauses:
 _SELECTOR_BASE = 1 << 40
 
 
-def solve_layers(cp: CreasePattern) -> Verdict:
-    """Global flat-foldability: find a layer order or report the creases whose constraints conflict."""
+def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
+                 progress: Callable[[str], None] | None = None) -> Verdict:
+    """Global flat-foldability: find a layer order or report the creases whose constraints conflict.
+
+    Raises _Undecided past `limits` (check() turns that into an undecided verdict).
+    """
+    clock = _Clock(limits or CheckLimits(), progress)
+    clock.say(f"placing {len(cp.edges)} edges' faces in the folded state")
     state, problems, crease_faces = folded_state(cp)
     if problems:
         return Verdict(False, problems, True, True, None)
@@ -320,6 +372,7 @@ def solve_layers(cp: CreasePattern) -> Verdict:
             if e not in lst:
                 lst.append(e)
     keys = list(seg_of)
+    clock.say(f"overlaying {n_faces} folded faces ({len(keys)} distinct edge images)")
     arr = arrange(np.array(keys, dtype=float).reshape(-1, 2, 2), tol=FOLDED_TOL)
     cells = faces_ccw(arr.vertices, arr.edges)
     samples = np.array([_interior_point(arr.vertices[c]) for c in cells]).reshape(-1, 2)
@@ -331,6 +384,16 @@ def solve_layers(cp: CreasePattern) -> Verdict:
             cell_faces[ci].append(f)
         for ki in np.nonzero(_inside_convex(p, mids, 1e-6))[0].tolist():
             mid_inside[ki].append(f)
+    # Size the problem before building it: pairs and triples of faces sharing a cell.
+    unique_sets = {tuple(sorted(fs)) for fs in cell_faces}
+    n_pairs = sum(math.comb(len(k), 2) for k in unique_sets)
+    n_triples = sum(math.comb(len(k), 3) for k in unique_sets)
+    estimate = n_pairs + 2 * n_triples
+    max_stack = max((len(k) for k in unique_sets), default=0)
+    if estimate > clock.limits.max_clauses:
+        raise _Undecided(f"the layer problem is too large: {max_stack} faces stack in one place, about "
+                         f"{estimate:,} clauses (limit {clock.limits.max_clauses:,})")
+    clock.say(f"{len(cells)} overlap cells, up to {max_stack} faces deep: about {estimate:,} clauses")
     cnf = _Clauses()
     for fs in cell_faces:
         for f, g in itertools.combinations(fs, 2):
@@ -352,6 +415,7 @@ def solve_layers(cp: CreasePattern) -> Verdict:
             continue
         seen_sets.add(key)
         triples.update(itertools.combinations(key, 3))
+    clock.say(f"{len(triples):,} transitivity triples")
     for a, b, c in sorted(triples):
         x_ab, x_bc, x_ca = cnf.pair(a, b), cnf.pair(b, c), cnf.pair(c, a)
         cnf.clauses.append([-x_ab, -x_bc, -x_ca])
@@ -361,6 +425,8 @@ def solve_layers(cp: CreasePattern) -> Verdict:
     taco_taco: set[tuple[int, int]] = set()
     taco_tortilla: set[tuple[int, int]] = set()
     for k, labels in enumerate(arr.edge_labels):
+        if k % 256 == 0:
+            clock.tick("finding tacos")
         creases = sorted({e for lab in labels for e in seg_of[keys[lab]] if e in crease_faces})
         for e in creases:
             if e not in side:
@@ -372,6 +438,9 @@ def solve_layers(cp: CreasePattern) -> Verdict:
             for c in mid_inside[k]:
                 if c not in crease_faces[e]:
                     taco_tortilla.add((e, c))
+    if len(cnf.clauses) + 8 * len(taco_taco) + 2 * len(taco_tortilla) > clock.limits.max_clauses:
+        raise _Undecided(f"the layer problem is too large: {len(taco_taco):,} taco-taco and {len(taco_tortilla):,} "
+                         f"taco-tortilla pairs (clause limit {clock.limits.max_clauses:,})")
     for e1, e2 in sorted(taco_taco):
         (a, b), (c, d) = crease_faces[e1], crease_faces[e2]
         lits = [cnf.pair(a, c), cnf.pair(b, c), cnf.pair(a, d), cnf.pair(b, d)]
@@ -390,6 +459,7 @@ def solve_layers(cp: CreasePattern) -> Verdict:
     clauses, groups = cnf.finish(top)
     stats = {"faces": n_faces, "cells": len(cells), "variables": len(cnf.var), "clauses": len(cnf.clauses),
              "taco_taco": len(taco_taco), "taco_tortilla": len(taco_tortilla), "transitivity": len(triples)}
+    clock.say(f"solving {len(clauses):,} clauses over {top:,} variables")
     with Solver(name="cadical153", bootstrap_with=clauses) as solver:
         assumptions = sorted(groups)
         if solver.solve(assumptions=assumptions):

@@ -1,0 +1,82 @@
+"""Hostile or oversized FOLD input: a clear error or an undecided verdict, never a traceback, a hang or GBs."""
+
+from __future__ import annotations
+
+import json
+import resource
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from jarvis_sim.origami.fold_format import (
+    CreasePattern,
+    FoldFormatError,
+    dumps,
+    pattern_from_segments,
+    read_fold,
+)
+from jarvis_sim.origami.foldability import CheckLimits, check
+
+
+def accordion_grid(n: int) -> CreasePattern:
+    """An n x n map fold: horizontal creases alternate M/V, vertical ones flip at every row (flat-foldable)."""
+    segs = [((0.0, j / n), (1.0, j / n), "M" if j % 2 else "V") for j in range(1, n)]
+    segs += [((i / n, j / n), (i / n, (j + 1) / n), "V" if (i + j) % 2 == 0 else "M")
+             for i in range(1, n) for j in range(n)]
+    return pattern_from_segments(segs, f"grid{n}")
+
+
+def test_deeply_nested_json_is_a_format_error(tmp_path: Path) -> None:
+    path = tmp_path / "deep.fold"
+    path.write_text('{"vertices_coords": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(FoldFormatError, match="nested too deeply"):
+        read_fold(path)
+
+
+def test_nested_value_in_a_field_is_named_and_the_message_stays_short(tmp_path: Path) -> None:
+    data = json.loads(dumps(accordion_grid(2)))
+    data["vertices_coords"][1] = json.loads("[" * 500 + "]" * 500)
+    path = tmp_path / "nested.fold"
+    path.write_text(json.dumps(data))
+    with pytest.raises(FoldFormatError) as err:
+        read_fold(path)
+    assert str(err.value).startswith("vertices_coords[1]: expected [x, y] numbers")
+    assert len(str(err.value)) < 200
+
+
+def test_a_20x20_grid_is_undecided_quickly_and_in_little_memory(tmp_path: Path) -> None:
+    path = tmp_path / "grid20.fold"
+    path.write_text(dumps(accordion_grid(20)))
+    cp = read_fold(path)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    verdict = check(cp)
+    assert time.perf_counter() - t0 < 20.0
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 500_000  # KiB: under 0.5 GB more
+    assert not verdict.decided and "400 faces stack in one place" in verdict.undecided_reason
+    out = verdict.to_json()
+    assert out["foldable"] is None and out["decided"] is False
+
+
+def test_a_small_grid_is_still_decided_and_the_time_limit_gives_undecided() -> None:
+    cp = accordion_grid(4)
+    assert check(cp).foldable
+    lines: list[str] = []
+    assert check(cp, progress=lines.append).decided
+    assert any("overlap cells" in ln for ln in lines) and any("solving" in ln for ln in lines)
+    verdict = check(cp, limits=CheckLimits(time_s=0.0))
+    assert not verdict.decided and "time limit of 0 s" in verdict.undecided_reason
+
+
+def test_cli_reports_undecided_with_exit_3_and_progress(tmp_path: Path) -> None:
+    from agent.cli.main import app
+
+    path = tmp_path / "grid8.fold"
+    path.write_text(dumps(accordion_grid(8)))
+    r = CliRunner().invoke(app, ["origami", "check", str(path), "--max-clauses", "5000", "--progress"])
+    assert r.exit_code == 3, r.output
+    assert '"decided": false' in r.output and "too large" in r.output
+    r = CliRunner().invoke(app, ["origami", "check", str(path), "--progress"])
+    assert r.exit_code == 0 and '"foldable": true' in r.output
