@@ -53,9 +53,13 @@ class RunProgress:
 
 
 def resolve_task_ids(config: RunConfig) -> list[str]:
-    """The run's task ids: an explicit list, else the suite's."""
-    if config.task_ids:
-        return list(config.task_ids)
+    """The run's task ids: the explicit list and the user's own tasks, else the suite's."""
+    if config.task_ids or config.tasks:
+        ids = [*config.task_ids, *(t.id for t in config.tasks)]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"task ids given more than once: {dup[:5]}")
+        return ids
     if config.suite:
         return suite_task_ids(config.suite)
     raise ValueError("a run needs a suite or a list of task ids")
@@ -65,11 +69,14 @@ def pending_jobs(config: RunConfig, run: RunDirectory) -> tuple[list[EpisodeJob]
     """Jobs still to run, and how many were skipped because they are already done."""
     done = run.finished_keys()
     jobs, skipped = [], 0
+    inline = {t.id: t for t in config.tasks}
     for task_id in resolve_task_ids(config):
         if (task_id, config.agent.seed) in done:
             skipped += 1
             continue
-        jobs.append(EpisodeJob(task_id=task_id, agent=config.agent, budget=config.budget, suite=config.suite))
+        spec = inline.get(task_id)
+        jobs.append(EpisodeJob(task_id=task_id, agent=config.agent, budget=config.budget, suite=config.suite,
+                               task=None if spec is None else spec.model_dump(mode="json")))
     return jobs, skipped
 
 

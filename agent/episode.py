@@ -22,6 +22,7 @@ from evaluator.episode import question_scores
 from evaluator.records import EpisodeRecord, RoundRecord, Timings, TokenAccount
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import QuestionFamily, family_of_task, load_task
+from jarvis_sim.tasks.spec import TaskSpec
 
 
 class EpisodeError(RuntimeError):
@@ -37,6 +38,7 @@ class EpisodeJob:
     budget: Budget
     episode_id: str = ""
     suite: str | None = None
+    task: dict[str, Any] | None = None  # a user's TaskSpec (JSON) travelling with the job; None: load by id
 
     def __post_init__(self) -> None:
         if not self.episode_id:
@@ -50,6 +52,7 @@ class EpisodeJob:
             "budget": self.budget.model_dump(),
             "episode_id": self.episode_id,
             "suite": self.suite,
+            **({"task": self.task} if self.task is not None else {}),
         }
 
     @classmethod
@@ -61,6 +64,7 @@ class EpisodeJob:
             budget=Budget.model_validate(obj["budget"]),
             episode_id=obj["episode_id"],
             suite=obj.get("suite"),
+            task=obj.get("task"),
         )
 
 
@@ -127,6 +131,10 @@ def run_episode(job: EpisodeJob, episode_dir: Path, runtime: Any = None) -> Epis
     """
     episode_dir.mkdir(parents=True, exist_ok=True)
     try:
+        if job.task is not None:
+            from agent.assembly_episode import run_assembly_episode
+
+            return run_assembly_episode(job, TaskSpec.model_validate(job.task), episode_dir, runtime)
         task = load_task(job.task_id)
         family = family_of_task(job.task_id)
         if isinstance(task, QuestionItem):

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.config import AgentConfig, Budget
 from evaluator.records import EpisodeRecord
+from jarvis_sim.tasks.spec import TaskSpec
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,10 @@ class RunConfig(BaseModel):
     schema_version: int = RUN_CONFIG_VERSION
     suite: str | None = None
     task_ids: list[str] = Field(default_factory=list)
+    tasks: list[TaskSpec] = Field(
+        default_factory=list,
+        description="The user's own tasks (from --tasks-file), stored whole so the run directory is self-contained.",
+    )
     agent: AgentConfig = AgentConfig()
     budget: Budget = Budget()
     backend: str = "mujoco"

@@ -1,4 +1,7 @@
-"""`jarvis ldraw import|export`: convert between LDraw files and lattice assembly JSON."""
+"""`jarvis ldraw import|export`: convert between LDraw files and lattice assembly JSON.
+
+The import options (`--unsupported`, `--map-colour`) are shared with `jarvis tasks from-ldraw`.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +11,44 @@ from pathlib import Path
 import typer
 
 from jarvis_sim.lego.assembly import Assembly
-from jarvis_sim.lego.ldraw import LDrawError, read_ldraw, write_ldraw
+from jarvis_sim.lego.ldraw import ImportOptions, LDrawError, LDrawModel, read_ldraw, write_ldraw
+
+UNSUPPORTED_HELP = ("what to do with a part the catalog and $LDRAWDIR lack: fail, skip it, or substitute the catalog "
+                    "part of the same footprint (each skip and substitution is reported)")
+MAP_COLOUR_HELP = "replace an LDraw colour code before the checks, e.g. 115=27 (repeatable)"
 
 
-def import_ldraw(src: Path, out: Path) -> Assembly:
-    """Read an .ldr/.mpd file and write the assembly (with its steps) as JSON."""
-    model = read_ldraw(src)
+def import_options(unsupported: str, map_colour: list[str] | None, check_buildable: bool = True) -> ImportOptions:
+    """ImportOptions from CLI values; a malformed value is a typer.BadParameter naming it."""
+    if unsupported not in ("fail", "skip", "substitute"):
+        raise typer.BadParameter(f"--unsupported must be fail, skip or substitute, not {unsupported!r}")
+    mapping: dict[int, int] = {}
+    for item in map_colour or []:
+        src, sep, dst = item.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            mapping[int(src, 0)] = int(dst, 0)
+        except ValueError:
+            raise typer.BadParameter(f"--map-colour {item!r}: expected CODE=CODE, e.g. 115=27") from None
+    return ImportOptions(unsupported=unsupported, colour_map=mapping,  # type: ignore[arg-type]
+                         check_buildable=check_buildable)
+
+
+def echo_notes(model: LDrawModel) -> None:
+    """Print what the import skipped, substituted, mapped or reordered (stderr)."""
+    for note in model.notes:
+        typer.echo(f"note: {note}", err=True)
+
+
+def import_ldraw(src: Path, out: Path, options: ImportOptions | None = None) -> LDrawModel:
+    """Read an .ldr/.mpd file and write the assembly (with its steps and import notes) as JSON."""
+    model = read_ldraw(src, options)
     obj = model.assembly.to_json_obj()
     obj["steps"] = model.steps
+    obj["import_notes"] = [str(n) for n in model.notes]
     out.write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
-    return model.assembly
+    return model
 
 
 def export_ldraw(src: Path, out: Path) -> Path:
@@ -39,14 +70,17 @@ def register(app: typer.Typer) -> None:
     def _import(
         file: Path = typer.Argument(..., exists=True, dir_okay=False, help=".ldr or .mpd file"),
         out: Path = typer.Option(..., "--out", help="Assembly JSON to write"),
+        unsupported: str = typer.Option("fail", "--unsupported", help=UNSUPPORTED_HELP),
+        map_colour: list[str] = typer.Option(None, "--map-colour", help=MAP_COLOUR_HELP),
     ) -> None:
         """Convert an LDraw model to lattice assembly JSON."""
         try:
-            a = import_ldraw(file, out)
-        except LDrawError as e:
+            model = import_ldraw(file, out, import_options(unsupported, map_colour))
+        except (LDrawError, FileNotFoundError) as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2) from None
-        typer.echo(f"{len(a)} bricks -> {out}")
+        echo_notes(model)
+        typer.echo(f"{len(model.assembly)} bricks -> {out}")
 
     @group.command("export")
     def _export(

@@ -14,6 +14,7 @@ from agent.config import AgentConfig, Budget
 from agent.run_store import RunConfig, RunDirError
 from evaluator.records import EpisodeRecord
 from jarvis_sim.tasks.registry import UnknownKeyError
+from jarvis_sim.tasks.user_tasks import TaskFileError, read_task_file
 
 
 def agent_config_from_options(**options: Any) -> AgentConfig:
@@ -64,6 +65,8 @@ def register(app: typer.Typer) -> None:
     def run_cmd(
         suite: str = typer.Option(None, help="Suite name, e.g. jarvis-mini, jarvis-v1, vsp-maze-main, gamibench."),
         task: list[str] = typer.Option(None, help="Task id (repeatable) instead of a suite."),
+        tasks_file: Path = typer.Option(None, "--tasks-file", exists=True, dir_okay=False,
+                                        help="Your own TaskSpecs (JSON or JSONL, e.g. from `jarvis tasks from-ldraw`)."),
         agent: str = typer.Option("oracle", help="Agent name (oracle, llm, replay, scripted, random)."),
         model: str = typer.Option(None, help="LLM model string, e.g. openai:gpt-4o."),
         mode: str = typer.Option(None, help="non_reflective | reflective | reflection_rounds."),
@@ -92,6 +95,7 @@ def register(app: typer.Typer) -> None:
             cfg = RunConfig(
                 suite=suite,
                 task_ids=list(task or []),
+                tasks=read_task_file(tasks_file) if tasks_file is not None else [],
                 agent=agent_config_from_options(
                     name=agent, model=model, mode=mode, library=library, seed=seed,
                     reflection_rounds=reflection_rounds, reflect_after=reflect_after, manual_style=manual_style,
@@ -104,7 +108,7 @@ def register(app: typer.Typer) -> None:
             if executor not in ("local", "ray"):
                 raise typer.BadParameter(f"executor must be local or ray, not {executor!r}")
             summary = run_command(cfg, out, workers, executor, address)
-        except (RunDirError, UnknownKeyError, ValueError, RuntimeError) as exc:
+        except (RunDirError, UnknownKeyError, TaskFileError, ValueError, RuntimeError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
         except OSError as exc:
@@ -116,7 +120,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command("episode")
     def episode_cmd(
-        task: str = typer.Option(..., help="Task id."),
+        task: str = typer.Option(None, help="Task id (or --task-file)."),
+        task_file: Path = typer.Option(None, "--task-file", exists=True, dir_okay=False,
+                                       help="A TaskSpec file (JSON, or JSONL holding one task) instead of --task."),
         agent: str = typer.Option("oracle"),
         model: str = typer.Option(None),
         mode: str = typer.Option(None),
@@ -136,8 +142,15 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run one episode and print its scores."""
         try:
+            if (task is None) == (task_file is None):
+                raise ValueError("give exactly one of --task ID and --task-file FILE")
+            own = read_task_file(task_file) if task_file is not None else []
+            if len(own) > 1:
+                raise ValueError(f"{task_file} holds {len(own)} tasks; an episode runs one (use jarvis run "
+                                 "--tasks-file for several)")
             cfg = RunConfig(
-                task_ids=[task],
+                task_ids=[task] if task is not None else [],
+                tasks=own,
                 agent=agent_config_from_options(
                     name=agent, model=model, mode=mode, library=library, seed=seed, replay_file=replay_file,
                     reflection_rounds=reflection_rounds, reflect_after=reflect_after, manual_style=manual_style,
@@ -147,8 +160,10 @@ def register(app: typer.Typer) -> None:
                 budget=budget_from_options(rounds=rounds),
             )
             run, _ = run_batch(cfg, out, workers=0)
-        except (RunDirError, UnknownKeyError, ValueError) as exc:
+        except (RunDirError, UnknownKeyError, TaskFileError, ValueError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
         last = run.records()[-1]
         typer.echo(json.dumps({"episode_id": last.episode_id, "status": last.status, "error": last.error, "scores": last.scores}))
+        if last.status == "failed":  # scripts must see a failed episode (unknown agent, missing key, crash)
+            raise typer.Exit(1)

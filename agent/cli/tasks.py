@@ -1,4 +1,4 @@
-"""`jarvis tasks pool|suite|show`: build the task pool, write a suite, print a task."""
+"""`jarvis tasks pool|suite|show|from-ldraw`: build the pool, write a suite, print a task, tasks from a model."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import typer
+
+from agent.cli.ldraw import MAP_COLOUR_HELP, UNSUPPORTED_HELP, import_options
 
 
 def build_pool_with_report(n_assemblies: int, seed: int, out: Path, workers: int = 2, progress: bool = True) -> dict[str, Any]:
@@ -35,6 +37,24 @@ def show_task(task_id: str) -> str:
     from jarvis_sim.tasks.registry import load_task
 
     return load_task(task_id).model_dump_json(indent=1)
+
+
+def tasks_from_ldraw(model_path: Path, out: Path, seed: int, options: Any = None) -> dict[str, Any]:
+    """Import an LDraw model and write its tasks (decomposed as the pool does) as JSONL; returns a summary."""
+    from jarvis_sim.lego.assembly import Assembly
+    from jarvis_sim.lego.ldraw import read_ldraw
+    from jarvis_sim.tasks.user_tasks import tasks_from_assembly, user_assembly_name, write_task_file
+
+    model = read_ldraw(model_path, options)
+    a = model.assembly
+    assembly = Assembly(a.bricks, a.baseplate, user_assembly_name(model_path.stem))
+    tasks = tasks_from_assembly(assembly, seed)
+    write_task_file(tasks, out)
+    return {
+        "model": str(model_path), "bricks": len(assembly), "tasks": len(tasks), "out": str(out),
+        "difficulty": {d: sum(t.difficulty == d for t in tasks) for d in ("easy", "medium", "hard")},
+        "task_ids": [t.id for t in tasks], "notes": [str(n) for n in model.notes],
+    }
 
 
 def register(app: typer.Typer) -> None:
@@ -73,5 +93,26 @@ def register(app: typer.Typer) -> None:
         except KeyError as e:
             typer.echo(f"error: {e.args[0]}", err=True)
             raise typer.Exit(2) from None
+
+    @group.command("from-ldraw")
+    def _from_ldraw(
+        model: Path = typer.Argument(..., exists=True, dir_okay=False, help=".ldr or .mpd model"),
+        out: Path = typer.Option(..., "--out", help="JSONL file of TaskSpecs to write"),
+        seed: int = typer.Option(0, "--seed", help="Seed of the staging layout"),
+        unsupported: str = typer.Option("fail", "--unsupported", help=UNSUPPORTED_HELP),
+        map_colour: list[str] = typer.Option(None, "--map-colour", help=MAP_COLOUR_HELP),
+    ) -> None:
+        """Turn your own LDraw model into tasks (run them with `jarvis run --tasks-file` or `episode --task-file`)."""
+        from jarvis_sim.lego.assembly import AssemblyError
+        from jarvis_sim.lego.ldraw import LDrawError
+
+        try:
+            summary = tasks_from_ldraw(model, out, seed, import_options(unsupported, map_colour))
+        except (LDrawError, AssemblyError, FileNotFoundError) as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(2) from None
+        for note in summary["notes"]:
+            typer.echo(f"note: {note}", err=True)
+        typer.echo(json.dumps({k: v for k, v in summary.items() if k != "notes"}, indent=1))
 
     app.add_typer(group, name="tasks")

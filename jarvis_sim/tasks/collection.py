@@ -35,7 +35,12 @@ def segments_of(assembly: Assembly) -> list[Segment]:
 
 
 def tasks_of(assembly: Assembly, seed: int) -> Iterator[TaskSpec]:
-    """Every task of an assembly, in segment order."""
+    """Every task of an assembly, in segment order; AssemblyError when it cannot be built in order.
+
+    An assembly with a floating or blocked brick would give tasks no agent can finish (the oracle scored
+    78 on one), so it is refused here, naming the brick.
+    """
+    assembly.validate()
     for k, seg in enumerate(segments_of(assembly)):
         yield task_from_segment(assembly, seg, task_id(assembly.name, k), seed)
 

@@ -1,0 +1,87 @@
+"""From a user's LDraw file to episodes: `tasks from-ldraw`, `episode --task-file`, `run --tasks-file`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agent.cli.main import app
+from jarvis_sim.tasks.user_tasks import read_task_file
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "ldraw"
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(app, list(args))
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_from_ldraw_writes_tasks_and_reports_notes(tmp_path: Path) -> None:
+    out = tmp_path / "car.jsonl"
+    code, stdout, stderr = _invoke("tasks", "from-ldraw", str(DATA / "car.mpd"), "--out", str(out),
+                                   "--unsupported", "substitute")
+    assert code == 0, stderr
+    summary = json.loads(stdout)
+    assert summary["bricks"] == 5 and summary["tasks"] == len(read_task_file(out))
+    assert "note: car.mpd:10: skipped: 4315.dat" in stderr
+
+
+def test_from_ldraw_errors_are_exit_2_with_the_reference_chain(tmp_path: Path) -> None:
+    code, _, stderr = _invoke("tasks", "from-ldraw", str(DATA / "car.mpd"), "--out", str(tmp_path / "x.jsonl"))
+    assert code == 2 and "car.mpd:9: unknown part '3794b.dat'" in stderr
+    code, _, stderr = _invoke("tasks", "from-ldraw", str(DATA / "hanging.ldr"), "--out", str(tmp_path / "x.jsonl"))
+    assert code == 2 and "hanging.ldr:7: not buildable from above" in stderr
+    code, _, stderr = _invoke("ldraw", "import", str(DATA / "car.mpd"), "--out", str(tmp_path / "a.json"),
+                              "--map-colour", "nope")
+    assert code == 2 and "--map-colour 'nope': expected CODE=CODE" in stderr
+
+
+def test_ldraw_import_with_policy_and_colour_map(tmp_path: Path) -> None:
+    out = tmp_path / "car.json"
+    code, _, stderr = _invoke("ldraw", "import", str(DATA / "car.mpd"), "--out", str(out), "--unsupported", "skip",
+                              "--map-colour", f"{0x2FF0000}=4")
+    assert code == 0, stderr
+    obj = json.loads(out.read_text())
+    assert len(obj["bricks"]) == 3 and len(obj["import_notes"]) == 3
+
+
+def test_episode_needs_exactly_one_task_source(tmp_path: Path) -> None:
+    code, _, stderr = _invoke("episode", "--out", str(tmp_path / "r"))
+    assert code == 2 and "exactly one of --task ID and --task-file" in stderr
+
+
+@pytest.mark.slow
+def test_episode_and_run_from_a_task_file(tmp_path: Path) -> None:
+    tasks = tmp_path / "house.jsonl"
+    assert _invoke("tasks", "from-ldraw", str(DATA / "house.mpd"), "--out", str(tasks))[0] == 0
+    lines = tasks.read_text().splitlines()
+    one = tmp_path / "roof.json"
+    one.write_text(lines[-2] + "\n")  # the roof plate and the medium-lime tile
+    code, stdout, stderr = _invoke("episode", "--task-file", str(one), "--agent", "oracle", "--out", str(tmp_path / "e"))
+    assert code == 0, stdout + stderr
+    result = json.loads(stdout)
+    assert result["status"] == "done" and result["scores"]["completion"] == 100.0
+    # The run stores the user's task whole in config.json, so the directory is self-contained and resumable.
+    two = tmp_path / "two.jsonl"
+    two.write_text(lines[-1] + "\n")
+    code, stdout, stderr = _invoke("run", "--tasks-file", str(two), "--agent", "oracle", "--workers", "0",
+                                   "--out", str(tmp_path / "r"))
+    assert code == 0, stdout + stderr
+    config = json.loads((tmp_path / "r" / "config.json").read_text())
+    assert [t["id"] for t in config["tasks"]] == ["lego/ldraw-house/005"]
+    record = json.loads((tmp_path / "r" / "episodes.jsonl").read_text().splitlines()[0])
+    assert record["task_id"] == "lego/ldraw-house/005" and record["status"] == "done"
+
+
+@pytest.mark.slow
+def test_a_failed_episode_exits_non_zero(tmp_path: Path) -> None:
+    tasks = tmp_path / "house.jsonl"
+    assert _invoke("tasks", "from-ldraw", str(DATA / "house.mpd"), "--out", str(tasks))[0] == 0
+    one = tmp_path / "first.json"
+    one.write_text(tasks.read_text().splitlines()[0] + "\n")
+    code, stdout, _ = _invoke("episode", "--task-file", str(one), "--agent", "llm", "--model", "nosuch:model",
+                              "--out", str(tmp_path / "e"))
+    assert code != 0, stdout
