@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from agent.server.db import make_engine, migrate
 from agent.server.interactive import InteractiveSessions
 from agent.server.queue import EpisodeQueue
-from agent.server.routes import episodes, health, runs, tasks
+from agent.server.routes import episodes, health, runs, tasks, user_tasks
 from agent.server.settings import ServerSettings
 from agent.server.workers import WorkerPool
 from jarvis_sim.tasks.registry import UnknownKeyError
@@ -86,7 +86,7 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
     async def _value_error(_request: Request, exc: ValueError) -> JSONResponse:
         return JSONResponse(status_code=422, content={"detail": str(exc)})
 
-    for module in (health, tasks, episodes, runs):
+    for module in (health, tasks, episodes, runs, user_tasks):
         app.include_router(module.router)
     return app
 

@@ -62,11 +62,15 @@ def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: st
     handed to another worker never overwrites that worker's record; a record that cannot be written
     (disk full, permissions) completes the episode as failed with the reason instead of losing it.
     """
+    from agent.server.user_tasks import user_task
+
+    own = user_task(data_dir, claim.task_id)  # a task a token registered: it travels with the job
     job = EpisodeJob(
         task_id=claim.task_id,
         agent=AgentConfig.model_validate(claim.agent),
         budget=Budget.model_validate(claim.budget),
         episode_id=claim.episode_id,
+        task=None if own is None else own.model_dump(mode="json"),
     )
     stop = threading.Event()
 

@@ -115,6 +115,18 @@ def validate_agent(agent: AgentConfig, task: TaskSpec | QuestionItem | None = No
                                   f"({task.id})", "valid": [*able, EXTERNAL]})
 
 
+def registered_or_known_task(settings: ServerSettings, task_id: str, token: str) -> TaskSpec | QuestionItem:
+    """A task this token registered (POST /v1/user-tasks), else one of the families' tasks."""
+    from agent.server.user_tasks import is_user_task_id, user_task
+
+    if is_user_task_id(task_id):
+        own = user_task(settings.data_dir, task_id, token)
+        if own is None:
+            raise HTTPException(404, f"this token has no registered task {task_id!r} (GET /v1/user-tasks lists them)")
+        return own
+    return load_task(task_id)
+
+
 def notify_workers(state: Any) -> None:
     """Wake this server's idle workers after queueing work."""
     pool = getattr(state, "pool", None)
@@ -166,7 +178,7 @@ def submit_episode(body: EpisodeCreate, queue: QueueDep, settings: SettingsDep, 
     validate_agent(body.agent)
     check_agent_options(body.agent, settings)
     family = family_of_task(body.task_id)
-    task = load_task(body.task_id)  # unknown ids are a 404 listing valid ones
+    task = registered_or_known_task(settings, body.task_id, token)  # unknown ids are a 404 listing valid ones
     validate_agent(body.agent, task)
     now = time.time()
     interactive = body.agent.name == EXTERNAL
