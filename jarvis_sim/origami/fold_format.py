@@ -134,13 +134,12 @@ def from_fold(data: Any) -> CreasePattern:
         value = data.get(key)
         if isinstance(value, list) and len(value) > MAX_ELEMENTS:
             raise FoldFormatError(key, None, f"{len(value):,} entries; at most {MAX_ELEMENTS:,} are supported")
-    verts = np.zeros((len(coords), 2))
+    points = np.zeros((len(coords), 3))
     for i, c in enumerate(coords):
         if not isinstance(c, list) or len(c) not in (2, 3) or not all(_is_number(x) for x in c):
             raise FoldFormatError("vertices_coords", i, f"expected [x, y] numbers, got {_show(c)}")
-        if len(c) == 3 and abs(float(c[2])) > GEOM_TOL:
-            raise FoldFormatError("vertices_coords", i, "crease patterns must be flat (z = 0)")
-        verts[i] = [float(c[0]), float(c[1])]
+        points[i, : len(c)] = [float(x) for x in c]
+    verts = _flat_coordinates(points, data.get("faces_vertices"))
     nv = len(verts)
     raw_edges = _list_field(data, "edges_vertices")
     edges: list[tuple[int, int]] = []
@@ -206,6 +205,36 @@ def _show(x: Any) -> str:
 
 def _is_number(x: Any) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(float(x))
+
+
+def _flat_coordinates(points: NDArray[np.float64], faces_raw: Any) -> NDArray[np.float64]:
+    """2D sheet coordinates of a flat pattern lying in any plane (tools export XY, XZ or tilted sheets).
+
+    A plane normal to a coordinate axis keeps the other two axes (XZ -> (x, z)); any other plane is
+    projected onto its principal axes. Foldability does not change under a mirror image, so when the
+    file's faces come out clockwise the second axis is flipped to keep them counter-clockwise.
+    """
+    if len(points) == 0 or not np.any(points[:, 2]):
+        return points[:, :2].copy()
+    span = float(np.ptp(points, axis=0).max()) or 1.0
+    flat_axes = [k for k in range(3) if np.ptp(points[:, k]) <= GEOM_TOL * span]
+    if flat_axes:
+        keep = [k for k in range(3) if k != flat_axes[-1]][:2]
+        out = points[:, keep].copy()
+    else:
+        centred = points - points.mean(axis=0)
+        _, sing, vt = np.linalg.svd(centred, full_matrices=False)
+        if sing[2] > GEOM_TOL * span * math.sqrt(len(points)):
+            worst = int(np.argmax(np.abs(centred @ vt[2])))
+            raise FoldFormatError("vertices_coords", worst, "the vertices do not lie in one plane: a crease pattern "
+                                                            "is a flat sheet (this looks like a folded state)")
+        out = centred @ vt[:2].T
+    if isinstance(faces_raw, list) and faces_raw:
+        areas = [polygon_area(out[f]) for f in faces_raw[:50]
+                 if isinstance(f, list) and len(f) >= 3 and all(isinstance(x, int) and 0 <= x < len(out) for x in f)]
+        if areas and sum(a < 0 for a in areas) > len(areas) / 2:
+            out[:, 1] = -out[:, 1]
+    return np.asarray(out)
 
 
 def _list_field(data: dict[str, Any], key: str) -> list[Any]:

@@ -80,3 +80,36 @@ def test_cli_reports_undecided_with_exit_3_and_progress(tmp_path: Path) -> None:
     assert '"decided": false' in r.output and "too large" in r.output
     r = CliRunner().invoke(app, ["origami", "check", str(path), "--progress"])
     assert r.exit_code == 0 and '"foldable": true' in r.output
+
+
+def _as_3d(cp: CreasePattern, place) -> dict:  # type: ignore[no-untyped-def]
+    data = json.loads(dumps(cp))
+    data["vertices_coords"] = [list(place(x, y)) for x, y in data["vertices_coords"]]
+    return data
+
+
+@pytest.mark.parametrize(
+    "place",
+    [
+        lambda x, y: (x, 0.0, y),  # Origami Simulator: the sheet in the XZ plane
+        lambda x, y: (x, 0.0, -y),  # the same, mirrored: faces come out clockwise
+        lambda x, y: (0.25, x, y),  # YZ plane
+        lambda x, y: (x, 0.6 * y, 0.8 * y),  # a tilted plane
+    ],
+)
+def test_flat_patterns_in_any_plane_get_the_same_verdict(place) -> None:  # type: ignore[no-untyped-def]
+    from jarvis_sim.origami.fold_format import from_fold
+
+    grid = accordion_grid(3)
+    cp = from_fold(_as_3d(grid, place))
+    assert check(cp).foldable == check(grid).foldable is True
+    bad = grid.with_assignments(["M" if a == "V" else a for a in grid.assignments])  # every crease a mountain
+    assert check(from_fold(_as_3d(bad, place))).foldable is False
+
+
+def test_a_folded_state_is_not_a_crease_pattern() -> None:
+    from jarvis_sim.origami.fold_format import from_fold
+
+    data = _as_3d(accordion_grid(2), lambda x, y: (x, y, x * y))
+    with pytest.raises(FoldFormatError, match="do not lie in one plane"):
+        from_fold(data)
