@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 ENV_PREFIX = "JARVIS_"
 LIST_FIELDS = ("inline_agents",)
+MAPPING_FIELDS = ("llm_endpoints",)
+_ENDPOINT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 PLACEHOLDER_TOKENS = {"", "changeme", "change-me", "secret", "token", "password"}
 
 
@@ -44,10 +47,26 @@ class ServerSettings(BaseModel):
         "experience_file, llm.base_url, llm.api_key_env, llm.cache_dir, replay: models). Only for a "
         "server whose every token holder is trusted: llm.base_url + llm.api_key_env could send a key anywhere.",
     )
+    llm_endpoints: dict[str, str] = Field(
+        default_factory=dict,
+        description="Named OpenAI-compatible endpoints REST clients may use as 'openai-compatible:@NAME:MODEL' "
+        "(JARVIS_LLM_ENDPOINTS='lab=http://10.0.0.5:8000/v1,local=http://127.0.0.1:11434/v1'). A model string "
+        "over REST never carries a URL of its own: the server's keys go only where the operator said.",
+    )
     inline_agents: tuple[str, ...] = Field(
         ("scripted", "random"),
         description="Instant agents whose question episodes the API runs itself instead of queueing them.",
     )
+
+    @field_validator("llm_endpoints")
+    @classmethod
+    def _endpoints_are_named_urls(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, url in value.items():
+            if not _ENDPOINT_NAME.match(name):
+                raise ValueError(f"endpoint name {name!r} must be a letter then letters, digits, '-' or '_'")
+            if not url.startswith(("http://", "https://")) or not url.split("://", 1)[1].split("/", 1)[0]:
+                raise ValueError(f"endpoint {name!r}: {url!r} is not an http(s) URL")
+        return value
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> ServerSettings:
@@ -63,7 +82,12 @@ class ServerSettings(BaseModel):
             raw = environ.get(ENV_PREFIX + name.upper())
             if raw is None:
                 continue
-            values[name] = tuple(v.strip() for v in raw.split(",") if v.strip()) if name in LIST_FIELDS else raw
+            if name in LIST_FIELDS:
+                values[name] = tuple(v.strip() for v in raw.split(",") if v.strip())
+            elif name in MAPPING_FIELDS:
+                values[name] = _parse_mapping(ENV_PREFIX + name.upper(), raw)
+            else:
+                values[name] = raw
         values.update({k: v for k, v in overrides.items() if v is not None})
         try:
             return cls.model_validate(values)
@@ -89,3 +113,16 @@ class ServerSettings(BaseModel):
             raise SettingsError(
                 f"binding to {self.host} exposes the server beyond this machine: set JARVIS_API_TOKEN to a real secret"
             )
+
+
+def _parse_mapping(variable: str, raw: str) -> dict[str, str]:
+    """'a=x,b=y' as a mapping; an entry without '=' is an error naming the variable."""
+    out: dict[str, str] = {}
+    for entry in (e.strip() for e in raw.split(",")):
+        if not entry:
+            continue
+        name, sep, value = entry.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise SettingsError(f"invalid server settings: {variable}: entry {entry[:80]!r} is not NAME=VALUE")
+        out[name.strip()] = value.strip()
+    return out

@@ -32,8 +32,8 @@ router = APIRouter(prefix="/v1/runs", tags=["runs"])
 def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: StateDep, token: TokenDep) -> RunPublic:
     """Queue every episode of the run; returns its id and links."""
     validate_agent(body.agent)
-    check_agent_options(body.agent, settings)
-    if body.agent.name == "external":
+    agent = check_agent_options(body.agent, settings)
+    if agent.name == "external":
         raise HTTPException(422, {"field": "agent.name", "error": "runs need a built-in agent, not 'external'"})
     task_ids = suite_task_ids(body.suite) if body.suite else list(body.task_ids)
     families = {t: family_of_task(t) for t in task_ids}
@@ -41,13 +41,13 @@ def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: S
     for t, fam in families.items():  # one task per family checks the agent can run that kind
         if fam.name not in seen_kinds:
             seen_kinds.add(fam.name)
-            validate_agent(body.agent, load_task(t))
+            validate_agent(agent, load_task(t))
     run_id = "run-" + uuid.uuid4().hex[:12]
-    config = RunConfig(suite=body.suite, task_ids=task_ids, agent=body.agent, budget=body.budget, backend=settings.backend)
+    config = RunConfig(suite=body.suite, task_ids=task_ids, agent=agent, budget=body.budget, backend=settings.backend)
     now = time.time()
     rows = [
         EpisodeRow(
-            id=new_episode_id(), run_id=run_id, task_id=t, family=families[t].name, agent=body.agent.model_dump_json(),
+            id=new_episode_id(), run_id=run_id, task_id=t, family=families[t].name, agent=agent.model_dump_json(),
             budget=body.budget.model_dump_json(), status="queued", interactive=False, token_id=token,
             created_at=now + k * 1e-6, attempts=0,
         )
