@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from agent.server.db import make_engine, migrate
@@ -74,6 +75,10 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
     app.state.pool = None
     app.state.sandbox_layers = _sandbox_layers()
 
+    @app.exception_handler(RequestValidationError)
+    async def _invalid_body(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": validation_errors(exc.errors())})
+
     @app.exception_handler(UnknownKeyError)
     async def _unknown_key(_request: Request, exc: UnknownKeyError) -> JSONResponse:
         return JSONResponse(status_code=404, content={"detail": str(exc), "valid": exc.valid[:200]})
@@ -89,6 +94,31 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
     for module in (health, tasks, episodes, runs):
         app.include_router(module.router)
     return app
+
+
+MAX_ERRORS_SHOWN = 20
+MAX_ECHO_CHARS = 200
+
+
+def validation_errors(errors: Sequence[Any]) -> list[dict[str, Any]]:
+    """A 422's errors with the caller's input cut short: never an echo of a whole (possibly huge) body.
+
+    Each error keeps where (`loc`), what (`msg`, `type`) and at most MAX_ECHO_CHARS of the offending
+    input as text; non-finite numbers (which JSON cannot carry) become their repr.
+    """
+    shown: list[dict[str, Any]] = []
+    for err in list(errors)[:MAX_ERRORS_SHOWN]:
+        item = {k: err[k] for k in ("type", "loc", "msg") if k in err}
+        if "input" in err:
+            text = repr(err["input"]) if not isinstance(err["input"], str) else err["input"]
+            item["input"] = text if len(text) <= MAX_ECHO_CHARS else text[:MAX_ECHO_CHARS] + f"... ({len(text)} chars)"
+        ctx = err.get("ctx")
+        if ctx:
+            item["ctx"] = {k: str(v)[:MAX_ECHO_CHARS] for k, v in ctx.items()}
+        shown.append(item)
+    if len(errors) > MAX_ERRORS_SHOWN:
+        shown.append({"type": "too_many_errors", "loc": [], "msg": f"{len(errors) - MAX_ERRORS_SHOWN} more errors"})
+    return shown
 
 
 def _sandbox_layers() -> dict[str, Any]:

@@ -152,8 +152,23 @@ class InteractiveSessions:
         if session.assembly is None:
             raise HTTPException(409, f"episode {row.id} is a question item: post an answer")
         with session.lock:
+            self._check_budget(session)
             result: dict[str, Any] = session.on_thread(session.assembly.run_program_public, code)
         return result
+
+    @staticmethod
+    def _check_budget(session: Session) -> None:
+        """An external agent gets the rounds and wall clock its budget names, like a built-in one."""
+        budget = session.job.budget
+        used = len(session.assembly.episode.rounds)
+        if used >= budget.rounds:
+            raise HTTPException(409, {"field": "budget.rounds", "error": f"the episode's budget of {budget.rounds} "
+                                      f"round(s) is spent ({used} programs ran); POST finish to score it"})
+        elapsed = time.perf_counter() - session.t0
+        if elapsed > budget.wall_s:
+            raise HTTPException(409, {"field": "budget.wall_s", "error": f"the episode's wall-clock budget of "
+                                      f"{budget.wall_s:g} s is spent ({elapsed:.1f} s since it opened); POST finish "
+                                      "to score it"})
 
     def finish(self, row: EpisodeRow) -> dict[str, Any]:
         """Score an interactive assembly episode and free its simulator."""

@@ -47,6 +47,14 @@ class ServerSettings(BaseModel):
         "experience_file, llm.base_url, llm.api_key_env, llm.cache_dir, replay: models). Only for a "
         "server whose every token holder is trusted: llm.base_url + llm.api_key_env could send a key anywhere.",
     )
+    max_rounds: int = Field(20, ge=1, description="Largest budget.rounds a request may ask for.")
+    max_skill_calls: int = Field(2_000, ge=1, description="Largest budget.skill_calls a request may ask for.")
+    max_wall_s: float = Field(3_600.0, gt=0, allow_inf_nan=False, description="Largest budget.wall_s.")
+    max_program_wall_s: float = Field(600.0, gt=0, allow_inf_nan=False, description="Largest budget.program_wall_s.")
+    max_sim_s: float = Field(3_600.0, gt=0, allow_inf_nan=False, description="Largest budget.sim_s.")
+    max_images: int = Field(1_000, ge=0, description="Largest budget.images (captured images, i.e. disk per episode).")
+    max_llm_timeout_s: float = Field(600.0, gt=0, allow_inf_nan=False, description="Largest agent.llm.timeout_s.")
+    max_llm_attempts: int = Field(8, ge=1, description="Largest agent.llm.max_attempts.")
     llm_endpoints: dict[str, str] = Field(
         default_factory=dict,
         description="Named OpenAI-compatible endpoints REST clients may use as 'openai-compatible:@NAME:MODEL' "

@@ -16,6 +16,7 @@ from agent.config import AgentConfig, Budget
 from agent.episode import EpisodeJob, new_episode_id
 from agent.server.db import EpisodeRow
 from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
+from agent.server.limits import check_limits
 from agent.server.queue import QuotaExceeded
 from agent.server.schemas import (
     AnswerSubmit,
@@ -191,6 +192,7 @@ def submit_episode(body: EpisodeCreate, queue: QueueDep, settings: SettingsDep, 
     """
     validate_agent(body.agent)
     agent = check_agent_options(body.agent, settings)
+    check_limits(body.budget, agent, settings)
     family = family_of_task(body.task_id)
     task = load_task(body.task_id)  # unknown ids are a 404 listing valid ones
     validate_agent(agent, task)

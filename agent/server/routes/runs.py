@@ -16,6 +16,7 @@ from agent.episode import new_episode_id
 from agent.run_store import RunConfig, RunDirectory
 from agent.server.db import EpisodeRow, RunRow
 from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
+from agent.server.limits import check_limits
 from agent.server.queue import TERMINAL, QuotaExceeded
 from agent.server.routes.episodes import check_agent_options, notify_workers, quota_error, validate_agent
 from agent.server.schemas import RunCreate, RunPublic
@@ -33,6 +34,7 @@ def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: S
     """Queue every episode of the run; returns its id and links."""
     validate_agent(body.agent)
     agent = check_agent_options(body.agent, settings)
+    check_limits(body.budget, agent, settings)
     if agent.name == "external":
         raise HTTPException(422, {"field": "agent.name", "error": "runs need a built-in agent, not 'external'"})
     task_ids = suite_task_ids(body.suite) if body.suite else list(body.task_ids)

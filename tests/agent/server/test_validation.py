@@ -136,3 +136,14 @@ def test_runs_are_private_to_their_token(tmp_path: Path, quiz_plugin: None) -> N
         eid = c.post("/v1/episodes", json={"task_id": "quiz/1", "agent": {"name": "sleepy"}}, headers=one).json()["id"]
         assert c.get(f"/v1/episodes/{eid}", headers=two).status_code == 404
         assert c.delete(f"/v1/episodes/{eid}", headers=two).status_code == 404
+
+
+def test_422_bodies_truncate_the_echoed_input(api: TestClient) -> None:
+    huge = "q" * 150_000
+    r = api.post("/v1/episodes", json={"task_id": huge, "agent": {"name": "scripted"}})
+    assert r.status_code == 422 and len(r.content) < 2_000, len(r.content)
+    err = r.json()["detail"][0]
+    assert err["loc"] == ["body", "task_id"] and err["input"].endswith("(150000 chars)")
+    many = api.post("/v1/runs", json={"task_ids": [5] * 5_000, "agent": {"name": "scripted"}})
+    assert many.status_code == 422 and len(many.content) < 10_000
+    assert many.json()["detail"][-1]["type"] == "too_many_errors"
