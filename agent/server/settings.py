@@ -36,6 +36,9 @@ class ServerSettings(BaseModel):
         16, ge=1, description="Queued + running + interactive episodes per token, outside runs."
     )
     max_runs_per_token: int = Field(4, ge=1, description="Unfinished runs (POST /v1/runs) per token.")
+    max_active_per_token: int = Field(
+        10_000, ge=1, description="Queued + running + interactive episodes per token, runs' episodes included."
+    )
     lease_s: float = Field(30.0, gt=0, description="A worker's claim on an episode expires without heartbeat.")
     heartbeat_s: float = Field(5.0, gt=0)
     max_attempts: int = Field(2, ge=1, description="Claims of an episode before it is failed as lost.")

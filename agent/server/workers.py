@@ -176,13 +176,13 @@ class WorkerPool:
                 del self.procs[worker_id]
                 self._spawn()
                 self.respawned += 1
-        self._stop_cancelled()
+        self.stop_cancelled()
         requeued, failed = self.queue.reap_expired()
         if requeued or failed:
             log.warning("leases expired: %d episode(s) re-queued, %d failed", requeued, failed)
 
-    def _stop_cancelled(self) -> None:
-        # A cancelled episode would run on in its worker: kill that worker (it is replaced next pass).
+    def stop_cancelled(self) -> None:
+        """Kill the workers still running cancelled episodes (each is replaced at the next pass)."""
         from sqlalchemy import select, update
 
         with self.queue.session() as s, s.begin():

@@ -218,7 +218,7 @@ def submit_episode(body: EpisodeCreate, queue: QueueDep, settings: SettingsDep, 
         queue.submit([run_inline(settings, row, task, agent, body.budget)])
         return JSONResponse(EpisodeCreated(id=row.id, status=row.status).model_dump(), status_code=201)
     try:
-        queue.submit([row], token, settings.max_concurrent_per_token)
+        queue.submit([row], token, settings.max_concurrent_per_token, settings.max_active_per_token)
     except QuotaExceeded as exc:
         raise quota_error(exc) from None
     if not interactive:

@@ -59,7 +59,7 @@ def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: S
                  total=len(rows), out_dir=f"runs/{run_id}", reported=False)
     RunDirectory.open(settings.data_dir / "runs" / run_id, config)
     try:
-        queue.submit_run(run, rows, settings.max_runs_per_token)
+        queue.submit_run(run, rows, settings.max_runs_per_token, settings.max_active_per_token)
     except QuotaExceeded as exc:
         raise quota_error(exc) from None
     notify_workers(state)
@@ -128,6 +128,19 @@ def reconcile_episodes(run: RunDirectory, rows: list[EpisodeRow], data_dir: Path
 
 def _iso(t: float | None) -> str:
     return datetime.fromtimestamp(t or time.time(), UTC).isoformat(timespec="milliseconds")
+
+
+@router.delete("/{run_id}", responses={404: {"description": "No such run (for this token)"}})
+def cancel_run(run_id: str, queue: QueueDep, token: TokenDep) -> dict[str, Any]:
+    """Cancel a run: its queued episodes never start, its running ones are stopped, finished ones stay.
+
+    A running episode's worker is stopped by the supervisor's next pass (within a second) and replaced.
+    """
+    run = queue.get_run(run_id)
+    if run is None or (run.token_id != token and token != "anonymous"):
+        raise HTTPException(404, f"no run {run_id!r}")
+    cancelled = queue.cancel_run(run_id)
+    return {"id": run_id, "cancelled": cancelled, "counts": queue.run_counts(run_id)}
 
 
 @router.get("/{run_id}", response_model=RunPublic)
