@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from agent.server.db import make_engine, migrate
+from agent.server.gate import RequestGate
 from agent.server.interactive import InteractiveSessions
 from agent.server.queue import EpisodeQueue
 from agent.server.routes import episodes, health, runs, tasks
@@ -93,6 +94,7 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
 
     for module in (health, tasks, episodes, runs):
         app.include_router(module.router)
+    app.add_middleware(RequestGate, settings=settings)  # type: ignore[arg-type]
     return app
 
 
@@ -122,7 +124,7 @@ def validation_errors(errors: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def _sandbox_layers() -> dict[str, Any]:
-    """Which isolation layers programs run under on this host (reported by /healthz)."""
+    """Which isolation layers programs run under on this host (reported by /v1/status)."""
     from agent.sandbox.layers import detect
     from agent.sandbox.limits import SandboxLayers
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import Mapping
@@ -50,6 +51,7 @@ class ServerSettings(BaseModel):
         "experience_file, llm.base_url, llm.api_key_env, llm.cache_dir, replay: models). Only for a "
         "server whose every token holder is trusted: llm.base_url + llm.api_key_env could send a key anywhere.",
     )
+    max_body_bytes: int = Field(4 * 1024 * 1024, ge=1024, description="Largest request body; above it a 413.")
     max_rounds: int = Field(20, ge=1, description="Largest budget.rounds a request may ask for.")
     max_skill_calls: int = Field(2_000, ge=1, description="Largest budget.skill_calls a request may ask for.")
     max_wall_s: float = Field(3_600.0, gt=0, allow_inf_nan=False, description="Largest budget.wall_s.")
@@ -114,17 +116,32 @@ class ServerSettings(BaseModel):
         return self.db_url or f"sqlite:///{(self.data_dir / 'jarvis.sqlite').resolve()}"
 
     @property
+    def tokens(self) -> tuple[str, ...]:
+        """The accepted bearer tokens (JARVIS_API_TOKEN is comma-separated), blanks dropped."""
+        return tuple(t.strip() for t in (self.api_token or "").split(",") if t.strip())
+
+    @property
     def loopback(self) -> bool:
-        """True when the server is reachable only from this machine."""
-        return self.host in ("127.0.0.1", "localhost", "::1") or self.host.startswith("127.")
+        """True when the server is reachable only from this machine (a loopback IP, or 'localhost')."""
+        host = self.host.strip().strip("[]")
+        if host.lower() == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:  # a name other than localhost may resolve anywhere: '127.example.com' is not loopback
+            return False
 
     def check_startable(self) -> None:
-        """Refuse to start a public server without a real token."""
-        if not self.loopback and (self.api_token is None or self.api_token.strip().lower() in PLACEHOLDER_TOKENS):
-            raise SettingsError(
-                f"binding to {self.host} exposes the server beyond this machine: set JARVIS_API_TOKEN to a real secret"
+        """Refuse to start a public server without real tokens: every one of them, not just the list."""
+        if self.loopback:
+            return
+        weak = [t for t in self.tokens if t.lower() in PLACEHOLDER_TOKENS]
+        if not self.tokens or weak:
+            why = "set JARVIS_API_TOKEN to a real secret" if not weak else (
+                f"{len(weak)} of its {len(self.tokens)} token(s) is a placeholder (e.g. 'changeme'); use real secrets"
             )
-
+            raise SettingsError(f"binding to {self.host} exposes the server beyond this machine: {why} "
+                                "(JARVIS_API_TOKEN)")
 
 def _parse_mapping(variable: str, raw: str) -> dict[str, str]:
     """'a=x,b=y' as a mapping; an entry without '=' is an error naming the variable."""

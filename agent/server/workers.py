@@ -263,7 +263,7 @@ class WorkerPool:
         self.procs.clear()
 
     def describe(self) -> dict[str, Any]:
-        """Worker status for /healthz."""
+        """Worker status for /v1/status."""
         return {
             "workers": len(self.procs),
             "alive": sum(p.is_alive() for p in self.procs.values()),
