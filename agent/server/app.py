@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 from collections.abc import AsyncIterator, Sequence
@@ -11,11 +12,13 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
 
+from agent.llm.errors import ModelStringError
 from agent.server.db import make_engine, migrate
 from agent.server.gate import RequestGate
 from agent.server.interactive import InteractiveSessions
-from agent.server.queue import EpisodeQueue
+from agent.server.queue import EpisodeQueue, QuotaExceeded
 from agent.server.routes import episodes, health, runs, tasks
 from agent.server.settings import ServerSettings
 from agent.server.workers import WorkerPool
@@ -24,6 +27,7 @@ from jarvis_sim.tasks.registry import UnknownKeyError
 log = logging.getLogger(__name__)
 
 API_VERSION = "1.0.0"
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 def create_app(settings: ServerSettings | None = None, start_workers: bool = True) -> FastAPI:
@@ -84,13 +88,34 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
     async def _unknown_key(_request: Request, exc: UnknownKeyError) -> JSONResponse:
         return JSONResponse(status_code=404, content={"detail": str(exc), "valid": exc.valid[:200]})
 
-    @app.exception_handler(KeyError)
-    async def _key_error(_request: Request, exc: KeyError) -> JSONResponse:
-        return JSONResponse(status_code=404, content={"detail": str(exc.args[0]) if exc.args else "not found"})
+    # Domain errors map to HTTP explicitly; anything else (a ValueError or KeyError from a bug included)
+    # stays a 500 with its traceback in the log, instead of passing for the caller's mistake.
+    @app.exception_handler(QuotaExceeded)
+    async def _quota(_request: Request, exc: QuotaExceeded) -> JSONResponse:
+        return JSONResponse(status_code=429, content={"detail": str(exc)}, headers={"Retry-After": "5"})
 
-    @app.exception_handler(ValueError)
-    async def _value_error(_request: Request, exc: ValueError) -> JSONResponse:
-        return JSONResponse(status_code=422, content={"detail": str(exc)})
+    @app.exception_handler(ModelStringError)
+    async def _model_string(_request: Request, exc: ModelStringError) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": {"field": "agent.model", "error": str(exc)}})
+
+    @app.exception_handler(OSError)
+    async def _os_error(request: Request, exc: OSError) -> JSONResponse:
+        if exc.errno in DISK_FULL:
+            log.error("%s %s: disk full: %s", request.method, request.url.path, exc)
+            return JSONResponse(status_code=507, content={"detail": "the server's disk is full: "
+                                f"{exc.strerror or exc}; nothing of this request was stored, retry later"})
+        raise exc
+
+    @app.exception_handler(OperationalError)
+    async def _database(request: Request, exc: OperationalError) -> JSONResponse:
+        text = str(exc.orig if exc.orig is not None else exc).lower()
+        if "disk is full" in text or "no space left" in text or "disk full" in text:
+            log.error("%s %s: database full: %s", request.method, request.url.path, text)
+            return JSONResponse(status_code=507, content={"detail": "the server's database is full (disk or "
+                                "quota); nothing of this request was stored, retry later"})
+        log.error("%s %s: database unavailable: %s", request.method, request.url.path, text)
+        return JSONResponse(status_code=503, content={"detail": "the server's database is unavailable; retry later"},
+                            headers={"Retry-After": "5"})
 
     for module in (health, tasks, episodes, runs):
         app.include_router(module.router)

@@ -171,10 +171,13 @@ def run_inline(settings: ServerSettings, row: EpisodeRow, task: QuestionItem, ag
     t0 = time.time()
     try:
         record = run_question_episode(job, task, family)
-        row.record_path = store_record(settings.data_dir, None, record)
-        row.status, row.error, row.scores = record.status, record.error, json.dumps(record.scores)
     except Exception as exc:  # the row must say what went wrong, like a worker's record would
         row.status, row.error = "failed", f"{type(exc).__name__}: {exc}"
+    else:
+        # A record that cannot be written (disk full) is the server's trouble, not the episode's: the
+        # OSError reaches the 507 handler and nothing is stored, so the caller can simply submit again.
+        row.record_path = store_record(settings.data_dir, None, record)
+        row.status, row.error, row.scores = record.status, record.error, json.dumps(record.scores)
     row.started_at, row.finished_at, row.attempts = t0, time.time(), 1
     return row
 
