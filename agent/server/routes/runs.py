@@ -89,7 +89,7 @@ def _ensure_report(queue: Any, settings: Any, run: RunRow) -> dict[str, Any] | N
     summary_path = root / "summary.json"
     if queue.claim_report(run.id):
         reconcile_episodes(RunDirectory(root), queue.run_rows(run.id), settings.data_dir)
-        return finish_run(RunDirectory(root))
+        return finish_run(RunDirectory(root), per_episode=True)  # a task listed twice is two episodes
     if not summary_path.exists():
         return None
     loaded: dict[str, Any] = json.loads(summary_path.read_text(encoding="utf-8"))
