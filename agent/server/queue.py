@@ -188,13 +188,13 @@ class EpisodeQueue:
         if self._postgres:
             from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-            stmt = pg_insert(TokenRow).values(id=token_id, updated_at=now, last_claimed_at=now)
-            conn.execute(stmt.on_conflict_do_update(index_elements=["id"], set_={"last_claimed_at": now}))
+            pg = pg_insert(TokenRow).values(id=token_id, updated_at=now, last_claimed_at=now)
+            conn.execute(pg.on_conflict_do_update(index_elements=["id"], set_={"last_claimed_at": now}))
         else:
             from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-            stmt = sqlite_insert(TokenRow).values(id=token_id, updated_at=now, last_claimed_at=now)
-            conn.execute(stmt.on_conflict_do_update(index_elements=["id"], set_={"last_claimed_at": now}))
+            lite = sqlite_insert(TokenRow).values(id=token_id, updated_at=now, last_claimed_at=now)
+            conn.execute(lite.on_conflict_do_update(index_elements=["id"], set_={"last_claimed_at": now}))
 
     def heartbeat(self, episode_id: str, worker_id: str, progress: dict[str, Any] | None = None) -> bool:
         """Renew the lease; False when the worker no longer holds it (cancelled or reaped)."""
