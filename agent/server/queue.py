@@ -35,6 +35,23 @@ TERMINAL = ("done", "failed", "cancelled")
 ACTIVE = ("queued", "running", "interactive")
 
 
+# The token to serve next. The distinct tokens with queued work are walked by a recursive "loose index
+# scan" (the next larger token id, one index seek each), so a claim costs O(tokens x log queue) and not a
+# scan of every queued row: a GROUP BY over 20,000 queued episodes made each claim ~8x slower.
+NEXT_TOKEN = text(
+    "WITH RECURSIVE toks(tok) AS ("
+    " SELECT MIN(token_id) FROM episodes WHERE status='queued'"
+    " UNION ALL"
+    " SELECT (SELECT MIN(e.token_id) FROM episodes e WHERE e.status='queued' AND e.token_id > toks.tok)"
+    " FROM toks WHERE toks.tok IS NOT NULL) "
+    "SELECT toks.tok FROM toks LEFT JOIN tokens t ON t.id = toks.tok WHERE toks.tok IS NOT NULL "
+    "ORDER BY (SELECT COUNT(*) FROM episodes r WHERE r.status='running' AND r.token_id = toks.tok), "
+    "COALESCE(t.last_claimed_at, 0), "
+    "(SELECT MIN(e.created_at) FROM episodes e WHERE e.status='queued' AND e.token_id = toks.tok) "
+    "LIMIT 1"
+)
+
+
 @dataclass
 class Claim:
     """An episode a worker now holds."""
@@ -70,12 +87,7 @@ class EpisodeQueue:
         # which shows up as long tail latencies under concurrent requests: writers of this process queue
         # on a lock instead. Other processes (workers) still meet at the database lock.
         self._write_lock: Any = threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
-        self._claim_fair = self._claim_sql(
-            " AND token_id = (SELECT q.token_id FROM episodes q LEFT JOIN tokens t ON t.id = q.token_id "
-            "WHERE q.status='queued' GROUP BY q.token_id "
-            "ORDER BY (SELECT COUNT(*) FROM episodes r WHERE r.status='running' AND r.token_id=q.token_id), "
-            "MAX(COALESCE(t.last_claimed_at, 0)), MIN(q.created_at) LIMIT 1)"
-        )
+        self._claim_of_token = self._claim_sql(" AND token_id = :tok")
         self._claim_oldest = self._claim_sql("")
 
     def session(self) -> Session:
@@ -152,18 +164,20 @@ class EpisodeQueue:
             s.add_all(rows)
 
     # --- workers -----------------------------------------------------------------------------------
-    def claim(self, worker_id: str, now: float | None = None) -> Claim | None:
+    def claim(self, worker_id: str, now: float | None = None, fair: bool = True) -> Claim | None:
         """Atomically take the next episode fairly across tokens, or None when the queue is empty.
 
         Fair: the oldest queued episode of the token with the fewest running episodes, ties going to the
-        token served least recently, then to the one waiting longest. On PostgreSQL a concurrent claimer may hold
-        that token's only free row (SKIP LOCKED): then the plain oldest queued episode is taken instead.
+        token served least recently, then to the one waiting longest. When a concurrent claimer took or
+        holds (PostgreSQL's SKIP LOCKED) that token's only free row, the plain oldest queued one is taken.
+        `fair=False` always takes the plain oldest (the benchmark's baseline).
         """
         now = time.time() if now is None else now
         params = {"w": worker_id, "exp": now + self.lease_s, "now": now}
         with self._write_lock, self.engine.begin() as conn:
-            row = conn.execute(self._claim_fair, params).first()
-            if row is None and self._postgres:
+            token = conn.execute(NEXT_TOKEN).scalar() if fair else None
+            row = conn.execute(self._claim_of_token, {**params, "tok": token}).first() if token is not None else None
+            if row is None:  # raced: another claimer took (or holds, SKIP LOCKED) that token's last free episode
                 row = conn.execute(self._claim_oldest, params).first()
             if row is not None:
                 self._served(conn, str(row[6]), now)

@@ -5,6 +5,8 @@ Figures (one JSON object each):
   wall_s), median over sequential submissions through the queue and a worker process (target <= 50 ms);
 - soak: C concurrent clients (default 100) submitting and polling for D seconds (default 60): errors,
   requests/s, p50/p99 of read latency (target: no errors, p99 <= 100 ms);
+- claim_cost: one claim + complete on a queue of 20,000 queued episodes of one token and 100 single-episode
+  tokens, fair (round-robin over tokens) vs plain oldest-first, same run, same database (ratio);
 - fair_soak: the same 100 clients under their own token, their episodes through the queue (fair
   scheduling across tokens), while another token's run of 20,000 queued episodes floods the workers:
   read p99, and submit-to-done of the soak token's episodes (fairness: seconds, not the flood's hours);
@@ -231,6 +233,31 @@ def bench_soak(tmp: Path, clients: int, duration_s: float, poll_s: float, worker
          requests_per_s=round((len(reads) + len(writes)) / wall, 1))
 
 
+def bench_claim_cost(tmp: Path, n: int = 300) -> None:
+    """What fair scheduling costs a claim, against the oldest-first claim on the same queue."""
+    from agent.server.db import EpisodeRow, make_engine, migrate
+    from agent.server.queue import EpisodeQueue
+
+    url = f"sqlite:///{tmp / 'claims.sqlite'}"
+    migrate(url)
+    queue = EpisodeQueue(make_engine(url))
+    queue.submit([EpisodeRow(id=f"e{k:06d}", run_id=None, task_id="quiz/1", family="quiz", agent="{}", budget="{}",
+                             status="queued", interactive=False, token_id="flood" if k < 20_000 else f"t{k}",
+                             created_at=1000.0 + k, attempts=0) for k in range(20_100)])
+    per: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(3):  # interleaved rounds, so load changes on the machine hit both alike
+        for fair in (True, False):
+            t0 = time.perf_counter()
+            for _ in range(n // 3):
+                claim = queue.claim("bench", fair=fair)
+                assert claim is not None
+                queue.complete(claim.episode_id, "bench", "done", {}, None, None)
+            per[fair].append((time.perf_counter() - t0) / (n // 3))
+    fair_ms, oldest_ms = statistics.median(per[True]) * 1000, statistics.median(per[False]) * 1000
+    emit("claim_cost_fair_vs_oldest", fair_ms / oldest_ms, "x", fair_ms=round(fair_ms, 3),
+         oldest_ms=round(oldest_ms, 3), queued=20_100, tokens=101, backend="sqlite", **machine())
+
+
 FLOOD_TOKEN = "bench-flood-token-aaaaaaaaaaaa"
 SOAK_TOKEN = "bench-soak-token-bbbbbbbbbbbb"
 
@@ -376,7 +403,7 @@ def main() -> None:
     ap.add_argument("--client-procs", type=int, default=4, help="processes generating the load")
     ap.add_argument("--oracle-suite", default="jarvis-mini", help="jarvis-mini, jarvis-v1 or none")
     ap.add_argument("--flood", type=int, default=20_000, help="episodes of the flooding token's run (fair_soak)")
-    ap.add_argument("--only", default="overhead,soak,fair_soak,throughput,oracle",
+    ap.add_argument("--only", default="overhead,soak,claim_cost,fair_soak,throughput,oracle",
                     help="comma-separated figures to run")
     args = ap.parse_args()
     sys.path.insert(0, str(REPO))
@@ -390,6 +417,8 @@ def main() -> None:
             bench_overhead(tmp, args.overhead_n)
         if "soak" in only:
             bench_soak(tmp, args.clients, args.duration, args.poll_s, args.workers, args.client_procs)
+        if "claim_cost" in only:
+            bench_claim_cost(tmp)
         if "fair_soak" in only:
             bench_fair_soak(tmp, args.clients, args.duration, args.poll_s, args.workers, args.client_procs, args.flood)
         if "throughput" in only:
