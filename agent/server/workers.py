@@ -140,10 +140,10 @@ def worker_main(worker_id: str, settings_json: str, wake: Any = None, parent_pid
     `wake` (a multiprocessing Event set by the API on submission) cuts the idle wait short; without it,
     or when the hint is missed, the worker still polls with a capped back-off.
     """
+    if parent_pid is not None:  # first: the imports below take seconds on a busy machine
+        die_with_parent(parent_pid)
     from agent.worker import WorkerRuntime
 
-    if parent_pid is not None:
-        die_with_parent(parent_pid)
     settings = ServerSettings.model_validate_json(settings_json)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     queue = EpisodeQueue(make_engine(settings.resolved_db_url), settings.lease_s, settings.max_attempts)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -47,7 +48,7 @@ def test_workers_exit_when_the_server_is_killed(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "JARVIS_PLUGINS": "tests.fakes.quiz_family,tests.fakes.slow_agent"}
+    env = {**os.environ, "JARVIS_PLUGINS": "tests.fakes.quiz_family", "JARVIS_INLINE_AGENTS": ""}
     server = subprocess.Popen(
         [sys.executable, "-m", "agent.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port),
          "--workers", "2", "--data-dir", str(tmp_path / "data")],
@@ -65,9 +66,22 @@ def test_workers_exit_when_the_server_is_killed(tmp_path: Path) -> None:
         wait_until(up, timeout=120, what="the server to answer /healthz")
         workers = wait_until(lambda: (w := {p for p in _children(server.pid) if _is_worker(p)}) and len(w) == 2 and w,
                              timeout=60, what="two worker processes")
+        # A worker past its start-up, in its claim loop (the state in which orphans used to live on):
+        body = json.dumps({"task_id": "quiz/1", "agent": {"name": "scripted"}}).encode()  # queued: no inline agents
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/episodes", data=body,
+                                     headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            eid = json.loads(r.read())["id"]
+
+        def done() -> bool:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/episodes/{eid}", timeout=10) as r:
+                return bool(json.loads(r.read())["status"] == "done")
+
+        wait_until(done, timeout=120, what="a worker to run an episode")
         server.send_signal(signal.SIGKILL)
         server.wait(timeout=10)
-        wait_until(lambda: not any(_alive(p) for p in workers), timeout=15, what="the orphaned workers to exit")
+        # Generous for a loaded machine: a worker still importing checks its parent once the imports end.
+        wait_until(lambda: not any(_alive(p) for p in workers), timeout=60, what="the orphaned workers to exit")
     finally:
         if server.poll() is None:
             server.kill()
