@@ -21,6 +21,7 @@ from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timin
 from jarvis_sim.backends.base import Backend, make_backend
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
+from skills.errors import BudgetExceeded
 from skills.registry import bind
 
 SIM_BUDGET_FACTOR = 3.0  # the episode stops at 3x the task's time budget; the penalty starts at 1x
@@ -41,7 +42,7 @@ class AssemblyEpisode:
         self.ctx = SkillContext(
             backend=backend, workspace=task.workspace, max_calls=budget.skill_calls,
             max_sim_s=self.sim_start + max_sim, perturbations=list(task.perturbations),
-            image_sink=self._save_image,
+            image_sink=self._captured_image,
         )
         self.methods = bind(job.agent.library, self.ctx)
         self.sandbox = sandbox or Sandbox(SandboxLimits(wall_s=budget.program_wall_s, max_calls=budget.skill_calls))
@@ -49,6 +50,7 @@ class AssemblyEpisode:
         self.rounds: list[RoundRecord] = []
         self.tokens = TokenAccount()
         self._images = 0
+        self._captured = 0
         self.finished: EpisodeRecord | None = None
 
     # --- what the agent sees ---------------------------------------------------------------------
@@ -63,6 +65,13 @@ class AssemblyEpisode:
         else:
             Image.fromarray(image).save(self.dir / name)
         return name
+
+    def _captured_image(self, kind: str, image: np.ndarray) -> str:
+        # Images a program asks for are the only ones it can multiply: they count against Budget.images.
+        if self._captured >= self.job.budget.images:
+            raise BudgetExceeded(f"the episode's image budget ({self.job.budget.images} captured images) is spent")
+        self._captured += 1
+        return self._save_image(kind, image)
 
     def observation_image(self) -> str:
         """Render the top camera's RGB now; returns the artifact name (relative to the episode dir)."""

@@ -19,9 +19,9 @@ class LLMOptions(BaseModel):
 
     base_url: str | None = Field(None, description="Endpoint override for the provider (a proxy, a local server).")
     api_key_env: str | None = Field(None, description="Environment variable with the key, if not the provider's default.")
-    timeout_s: float = Field(120.0, gt=0, description="Per-attempt HTTP timeout, s.")
+    timeout_s: float = Field(120.0, gt=0, allow_inf_nan=False, description="Per-attempt HTTP timeout, s.")
     max_attempts: int = Field(5, ge=1, le=20, description="Attempts per model call, retries on 429/5xx/timeouts included.")
-    retry_base_delay_s: float = Field(1.0, ge=0, description="Backoff before the first retry; doubles each time.")
+    retry_base_delay_s: float = Field(1.0, ge=0, le=600, allow_inf_nan=False, description="Backoff before the first retry; doubles each time.")
     cache_dir: str | None = Field(None, description="Content-addressed response cache directory; None: no cache.")
 
 
@@ -48,7 +48,7 @@ class AgentConfig(BaseModel):
     observation: ObservationKind = Field(
         "rgb", description="What the prompt shows of the current scene (planning tasks name their own setting)."
     )
-    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    temperature: float = Field(0.0, ge=0.0, le=2.0, allow_inf_nan=False)
     max_tokens: int = Field(4096, ge=1)
     replay_file: str | None = Field(None, description="For the replay agent: recorded responses (JSONL).")
     llm: LLMOptions = Field(default_factory=LLMOptions, description="Connection, retry and cache settings of the llm agent.")
@@ -74,6 +74,10 @@ class Budget(BaseModel):
 
     rounds: int = Field(8, ge=1, le=100, description="Reasoning rounds (LLM calls) at most.")
     skill_calls: int = Field(400, ge=1, le=100_000, description="Skill calls over the whole episode.")
-    wall_s: float = Field(900.0, gt=0, le=86_400, description="Wall-clock seconds for the episode.")
-    program_wall_s: float = Field(120.0, gt=0, le=3_600, description="Wall-clock seconds for one program.")
-    sim_s: float | None = Field(None, gt=0, description="Simulated seconds; default: the task's time budget x 3.")
+    wall_s: float = Field(900.0, gt=0, le=86_400, allow_inf_nan=False, description="Wall-clock seconds for the episode.")
+    program_wall_s: float = Field(120.0, gt=0, le=3_600, allow_inf_nan=False,
+                                  description="Wall-clock seconds for one program.")
+    sim_s: float | None = Field(None, gt=0, le=86_400, allow_inf_nan=False,
+                                description="Simulated seconds; default: the task's time budget x 3.")
+    images: int = Field(200, ge=0, le=100_000, description="Images the agent may capture (capture_images) in the "
+                        "episode; each is an artifact on disk, so this bounds the episode's disk use.")

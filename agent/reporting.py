@@ -24,9 +24,20 @@ def latest_per_task(records: list[EpisodeRecord]) -> list[EpisodeRecord]:
     return sorted(chosen.values(), key=lambda r: order[(r.task_id, r.seed)])
 
 
-def finish_run(run: RunDirectory) -> dict[str, Any]:
+def one_per_episode(records: list[EpisodeRecord]) -> list[EpisodeRecord]:
+    """One record per episode id, in order: for runs whose tasks may repeat (a REST run of ['a', 'a'] is
+    two episodes of 'a', both counted), where a retry is the same episode id, not a second line per task."""
+    chosen: dict[str, EpisodeRecord] = {}
+    for rec in records:
+        chosen[rec.episode_id] = rec
+    return list(chosen.values())
+
+
+def finish_run(run: RunDirectory, per_episode: bool = False) -> dict[str, Any]:
     """Write summary.json, report.md and plots for a run directory; returns the summary as a dict.
 
+    `per_episode` counts every episode id once (the server's runs, whose database says which episodes
+    exist); otherwise one record per (task, seed), as a resumed CLI run retries its failures.
     Corrupt lines of episodes.jsonl are skipped (and named in the log), never fatal.
     """
     from evaluator.family_reports import append_family_sections
@@ -35,7 +46,7 @@ def finish_run(run: RunDirectory) -> dict[str, Any]:
     from evaluator.summary import summarise
 
     data = read_run_dir(run.root, strict=False)
-    data.records = latest_per_task(list(data.records))
+    data.records = one_per_episode(list(data.records)) if per_episode else latest_per_task(list(data.records))
     summary = summarise(data)
     write_summary_outputs(summary, run.root)
     append_family_sections(data.records, run.root / REPORT_FILE)  # as `jarvis report` writes them

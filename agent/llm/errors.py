@@ -28,13 +28,20 @@ class MissingCredentialError(LLMError):
 
 
 class ProviderError(LLMError):
-    """A call to a model failed; `retryable` says whether trying again can help."""
+    """A call to a model failed; `retryable` says whether trying again can help.
+
+    The message is a summary (provider, HTTP status, error kind) because it reaches public fields (an
+    episode's `error`, served over REST): a provider's error body can hold internal hostnames, stack
+    traces or echoed prompts. The provider's own text, scrubbed of the key, is kept in `detail` for the
+    log of whoever runs the model.
+    """
 
     retryable = False
 
-    def __init__(self, message: str, *, provider: str, status: int | None = None):
-        super().__init__(f"{provider}: {message}")
-        self.provider, self.status = provider, status
+    def __init__(self, message: str, *, provider: str, status: int | None = None, detail: str = ""):
+        kind = f"HTTP {status}" if status is not None else message
+        super().__init__(f"{provider}: {kind} ({type(self).__name__})")
+        self.provider, self.status, self.detail = provider, status, detail
 
 
 class RateLimitedError(ProviderError):
@@ -42,8 +49,8 @@ class RateLimitedError(ProviderError):
 
     retryable = True
 
-    def __init__(self, message: str, *, provider: str, retry_after_s: float | None = None):
-        super().__init__(message, provider=provider, status=429)
+    def __init__(self, message: str, *, provider: str, retry_after_s: float | None = None, detail: str = ""):
+        super().__init__(message, provider=provider, status=429, detail=detail)
         self.retry_after_s = retry_after_s
 
 

@@ -16,6 +16,8 @@ from agent.llm.messages import ChatRequest, ImagePart, TextPart, Usage
 from agent.llm.provider import Completion, ModelSpec, SdkChatProvider, map_sdk_error
 from agent.llm.registry import register_provider
 
+# A named endpoint, resolved by the operator's configuration: '@NAME:MODEL'.
+_NAMED_THEN_MODEL = re.compile(r"^@(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63}):(?P<model>\S.*)$")
 # scheme://host[:port][/path] then ':' then the model; hosts may be bracketed IPv6 literals, paths
 # hold no colon, and the model may hold colons of its own (Ollama tags like 'qwen2.5vl:7b').
 _URL_THEN_MODEL = re.compile(
@@ -100,7 +102,8 @@ def _usage(result: Any) -> Usage:
 
 @register_provider("openai-compatible")
 class OpenAICompatibleProvider(OpenAIProvider):
-    """Any chat-completions server: `openai-compatible:http://host:port/v1:MODEL`.
+    """Any chat-completions server: `openai-compatible:http://host:port/v1:MODEL`, or `openai-compatible:@NAME:MODEL`
+    for an endpoint the operator named (the only form a REST server accepts from its clients).
 
     The key is read from OPENAI_COMPATIBLE_API_KEY (or the configured variable); self-hosted servers
     usually need none, so an unset variable sends a placeholder.
@@ -112,12 +115,16 @@ class OpenAICompatibleProvider(OpenAIProvider):
 
     @classmethod
     def parse_target(cls, target: str, model_string: str) -> ModelSpec:
-        """Split `URL:MODEL`, knowing the URL has colons of its own."""
+        """Split `URL:MODEL` (knowing the URL has colons of its own) or `@NAME:MODEL`."""
+        named = _NAMED_THEN_MODEL.match(target.strip())
+        if named is not None:
+            return ModelSpec(provider=cls.name, model=named["model"].strip(), endpoint_name=named["name"])
         match = _URL_THEN_MODEL.match(target.strip())
         if match is None:
             raise ModelStringError(
                 f"model string {model_string!r}: expected 'openai-compatible:URL:MODEL' with an http(s) URL, "
-                f"e.g. 'openai-compatible:http://localhost:8000/v1:qwen2.5-vl'"
+                f"e.g. 'openai-compatible:http://localhost:8000/v1:qwen2.5-vl', or 'openai-compatible:@NAME:MODEL' "
+                "for an endpoint named in the server's configuration"
             )
         return ModelSpec(provider=cls.name, model=match["model"].strip(), base_url=match["url"])
 

@@ -8,6 +8,7 @@ the provider on first use, which keeps `import agent.llm` fast.
 from __future__ import annotations
 
 import email.utils
+import logging
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from agent.llm.messages import ChatRequest, Usage
 
 _MAX_ERROR_CHARS = 500
 
+log = logging.getLogger(__name__)
+
 
 class ModelSpec(BaseModel):
     """A parsed model string: which provider, which model, and an endpoint where the string names one."""
@@ -37,9 +40,12 @@ class ModelSpec(BaseModel):
     provider: str
     model: str = Field(description="The model id; for `replay` the path of the recording.")
     base_url: str | None = None
+    endpoint_name: str | None = Field(
+        None, description="A named endpoint (`@NAME`) that the operator's configuration maps to a URL."
+    )
 
     def __str__(self) -> str:
-        middle = f"{self.base_url}:" if self.base_url else ""
+        middle = f"{self.base_url}:" if self.base_url else f"@{self.endpoint_name}:" if self.endpoint_name else ""
         return f"{self.provider}:{middle}{self.model}"
 
 
@@ -177,20 +183,31 @@ def retry_after_seconds(headers: Any) -> float | None:
 
 
 def map_sdk_error(exc: Exception, sdk: Any, provider: str, key: ApiKey | None) -> ProviderError:
-    """Translate an openai/anthropic SDK exception (same class names in both) into our error kinds."""
-    message = str(exc)
+    """Translate an openai/anthropic SDK exception (same class names in both) into our error kinds.
+
+    The error's message names only the status and kind; the SDK's text (key redacted, shortened) goes
+    to `detail` and to this process's log, never to a field a REST client can read.
+    """
+    detail = str(exc)
     if key is not None:
-        message = key.redact(message)
-    message = message[:_MAX_ERROR_CHARS]
+        detail = key.redact(detail)
+    detail = detail[:_MAX_ERROR_CHARS]
+    error = _sdk_error_kind(exc, sdk, provider, detail)
+    log.warning("%s (%s): %s", error, type(exc).__name__, detail)
+    return error
+
+
+def _sdk_error_kind(exc: Exception, sdk: Any, provider: str, detail: str) -> ProviderError:
     if isinstance(exc, sdk.APITimeoutError):
-        return ProviderTimeoutError(f"timed out: {message}", provider=provider)
+        return ProviderTimeoutError("timed out", provider=provider, detail=detail)
     if isinstance(exc, sdk.APIConnectionError):
-        return ServerError(f"connection failed: {message}", provider=provider)
+        return ServerError("connection failed", provider=provider, detail=detail)
     if isinstance(exc, sdk.APIStatusError):
         status = int(exc.status_code)
         if status == 429:
-            return RateLimitedError(message, provider=provider, retry_after_s=retry_after_seconds(exc.response.headers))
+            return RateLimitedError("rate limited", provider=provider, detail=detail,
+                                    retry_after_s=retry_after_seconds(exc.response.headers))
         if status >= 500:
-            return ServerError(message, provider=provider, status=status)
-        return RequestRejectedError(message, provider=provider, status=status)
-    return RequestRejectedError(f"{type(exc).__name__}: {message}", provider=provider)
+            return ServerError("server error", provider=provider, status=status, detail=detail)
+        return RequestRejectedError("rejected", provider=provider, status=status, detail=detail)
+    return RequestRejectedError(f"client error {type(exc).__name__}", provider=provider, detail=detail)

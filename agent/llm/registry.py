@@ -62,7 +62,15 @@ def parse_model_string(model_string: str) -> ModelSpec:
 def build_provider(model_string: str, settings: ProviderSettings | None = None) -> ChatProvider:
     """Parse a model string and construct its provider (no network, no SDK import yet)."""
     spec = parse_model_string(model_string)
-    return provider_class(spec.provider)(spec, settings or ProviderSettings())
+    settings = settings or ProviderSettings()
+    if spec.endpoint_name is not None and settings.base_url is None:
+        # Never fall back to the provider's default endpoint: the key would go to a host nobody chose.
+        raise ModelStringError(
+            f"model string {model_string!r} names the endpoint '@{spec.endpoint_name}', which only a server's "
+            "configuration resolves (JARVIS_LLM_ENDPOINTS); on the command line give the URL instead, e.g. "
+            f"'{spec.provider}:http://localhost:8000/v1:{spec.model}'"
+        )
+    return provider_class(spec.provider)(spec, settings)
 
 
 def credential_env_names() -> list[str]:

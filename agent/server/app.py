@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
 
+from agent.llm.errors import ModelStringError
 from agent.server.db import make_engine, migrate
+from agent.server.gate import RequestGate
 from agent.server.interactive import InteractiveSessions
-from agent.server.queue import EpisodeQueue
+from agent.server.queue import EpisodeQueue, QuotaExceeded
 from agent.server.routes import episodes, health, runs, tasks, user_tasks
 from agent.server.settings import ServerSettings
 from agent.server.workers import WorkerPool
@@ -22,6 +27,7 @@ from jarvis_sim.tasks.registry import UnknownKeyError
 log = logging.getLogger(__name__)
 
 API_VERSION = "1.0.0"
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 def create_app(settings: ServerSettings | None = None, start_workers: bool = True) -> FastAPI:
@@ -74,25 +80,76 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
     app.state.pool = None
     app.state.sandbox_layers = _sandbox_layers()
 
+    @app.exception_handler(RequestValidationError)
+    async def _invalid_body(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": validation_errors(exc.errors())})
+
     @app.exception_handler(UnknownKeyError)
     async def _unknown_key(_request: Request, exc: UnknownKeyError) -> JSONResponse:
         return JSONResponse(status_code=404, content={"detail": str(exc), "valid": exc.valid[:200]})
 
-    @app.exception_handler(KeyError)
-    async def _key_error(_request: Request, exc: KeyError) -> JSONResponse:
-        return JSONResponse(status_code=404, content={"detail": str(exc.args[0]) if exc.args else "not found"})
+    # Domain errors map to HTTP explicitly; anything else (a ValueError or KeyError from a bug included)
+    # stays a 500 with its traceback in the log, instead of passing for the caller's mistake.
+    @app.exception_handler(QuotaExceeded)
+    async def _quota(_request: Request, exc: QuotaExceeded) -> JSONResponse:
+        return JSONResponse(status_code=429, content={"detail": str(exc)}, headers={"Retry-After": "5"})
 
-    @app.exception_handler(ValueError)
-    async def _value_error(_request: Request, exc: ValueError) -> JSONResponse:
-        return JSONResponse(status_code=422, content={"detail": str(exc)})
+    @app.exception_handler(ModelStringError)
+    async def _model_string(_request: Request, exc: ModelStringError) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": {"field": "agent.model", "error": str(exc)}})
+
+    @app.exception_handler(OSError)
+    async def _os_error(request: Request, exc: OSError) -> JSONResponse:
+        if exc.errno in DISK_FULL:
+            log.error("%s %s: disk full: %s", request.method, request.url.path, exc)
+            return JSONResponse(status_code=507, content={"detail": "the server's disk is full: "
+                                f"{exc.strerror or exc}; nothing of this request was stored, retry later"})
+        raise exc
+
+    @app.exception_handler(OperationalError)
+    async def _database(request: Request, exc: OperationalError) -> JSONResponse:
+        text = str(exc.orig if exc.orig is not None else exc).lower()
+        if "disk is full" in text or "no space left" in text or "disk full" in text:
+            log.error("%s %s: database full: %s", request.method, request.url.path, text)
+            return JSONResponse(status_code=507, content={"detail": "the server's database is full (disk or "
+                                "quota); nothing of this request was stored, retry later"})
+        log.error("%s %s: database unavailable: %s", request.method, request.url.path, text)
+        return JSONResponse(status_code=503, content={"detail": "the server's database is unavailable; retry later"},
+                            headers={"Retry-After": "5"})
 
     for module in (health, tasks, episodes, runs, user_tasks):
         app.include_router(module.router)
+    app.add_middleware(RequestGate, settings=settings)  # type: ignore[arg-type]
     return app
 
 
+MAX_ERRORS_SHOWN = 20
+MAX_ECHO_CHARS = 200
+
+
+def validation_errors(errors: Sequence[Any]) -> list[dict[str, Any]]:
+    """A 422's errors with the caller's input cut short: never an echo of a whole (possibly huge) body.
+
+    Each error keeps where (`loc`), what (`msg`, `type`) and at most MAX_ECHO_CHARS of the offending
+    input as text; non-finite numbers (which JSON cannot carry) become their repr.
+    """
+    shown: list[dict[str, Any]] = []
+    for err in list(errors)[:MAX_ERRORS_SHOWN]:
+        item = {k: err[k] for k in ("type", "loc", "msg") if k in err}
+        if "input" in err:
+            text = repr(err["input"]) if not isinstance(err["input"], str) else err["input"]
+            item["input"] = text if len(text) <= MAX_ECHO_CHARS else text[:MAX_ECHO_CHARS] + f"... ({len(text)} chars)"
+        ctx = err.get("ctx")
+        if ctx:
+            item["ctx"] = {k: str(v)[:MAX_ECHO_CHARS] for k, v in ctx.items()}
+        shown.append(item)
+    if len(errors) > MAX_ERRORS_SHOWN:
+        shown.append({"type": "too_many_errors", "loc": [], "msg": f"{len(errors) - MAX_ERRORS_SHOWN} more errors"})
+    return shown
+
+
 def _sandbox_layers() -> dict[str, Any]:
-    """Which isolation layers programs run under on this host (reported by /healthz)."""
+    """Which isolation layers programs run under on this host (reported by /v1/status)."""
     from agent.sandbox.layers import detect
     from agent.sandbox.limits import SandboxLayers
 

@@ -44,7 +44,10 @@ class EpisodeRow(Base):
     record_path: Mapped[str | None] = mapped_column(Text, nullable=True)  # relative to data_dir
     progress: Mapped[str | None] = mapped_column(Text, nullable=True)  # JSON
 
-    __table_args__ = (Index("ix_episodes_status_created", "status", "created_at"),)
+    __table_args__ = (
+        Index("ix_episodes_status_created", "status", "created_at"),
+        Index("ix_episodes_status_token_created", "status", "token_id", "created_at"),
+    )
 
 
 class RunRow(Base):
@@ -62,12 +65,13 @@ class RunRow(Base):
 
 
 class TokenRow(Base):
-    """A caller's token (by its non-secret id): the row its quota checks lock."""
+    """A caller's token (by its non-secret id): the row its quota checks lock, and when it was last served."""
 
     __tablename__ = "tokens"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     updated_at: Mapped[float] = mapped_column(Float, default=0.0)
+    last_claimed_at: Mapped[float] = mapped_column(Float, default=0.0)  # fair claims: least recently served first
 
 
 def make_engine(url: str) -> Engine:

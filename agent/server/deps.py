@@ -6,12 +6,11 @@ threadpool, a thread hop per dependency per request that costs more than the wor
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 
+from agent.server.auth import Unauthorized, identify
 from agent.server.queue import EpisodeQueue
 from agent.server.settings import ServerSettings
 
@@ -34,19 +33,14 @@ async def get_state(request: Request) -> Any:
 
 
 async def token_id(request: Request) -> str:
-    """Authenticate the caller; returns a stable, non-secret id of its token ('anonymous' without auth)."""
-    settings: ServerSettings = request.app.state.settings
-    if not settings.api_token:
-        return "anonymous"
-    header = request.headers.get("authorization", "")
-    scheme, _, presented = header.partition(" ")
-    if scheme.lower() != "bearer" or not presented:
-        raise HTTPException(401, "missing bearer token: send 'Authorization: Bearer <token>'",
-                            headers={"WWW-Authenticate": "Bearer"})
-    for valid in settings.api_token.split(","):
-        if valid and hmac.compare_digest(presented.encode(), valid.strip().encode()):
-            return hashlib.sha256(valid.strip().encode()).hexdigest()[:16]
-    raise HTTPException(401, "invalid bearer token", headers={"WWW-Authenticate": "Bearer"})
+    """The caller's token id, as the request gate authenticated it ('anonymous' without auth)."""
+    known = getattr(request.state, "token_id", None)
+    if isinstance(known, str):
+        return known
+    try:  # a route reached without the gate (an app built without it): authenticate here
+        return identify(request.app.state.settings, request.headers.get("authorization", ""))
+    except Unauthorized as exc:
+        raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from None
 
 
 SettingsDep = Annotated[ServerSettings, Depends(get_settings)]

@@ -49,6 +49,8 @@ class Session:
     # GL contexts (the simulator's cameras) are bound to the thread that made them current: every call
     # into an assembly episode runs on the session's own thread, whichever request thread asked.
     thread: ThreadPoolExecutor | None = None
+    # A scored record that could not be stored yet (disk full): kept, and stored by the next answer/finish.
+    pending: EpisodeRecord | None = None
 
     def on_thread(self, fn: Callable[..., T], *args: Any) -> T:
         """Run fn on this session's simulator thread and wait for it."""
@@ -139,11 +141,11 @@ class InteractiveSessions:
         if not isinstance(session.task, QuestionItem):
             raise HTTPException(409, f"episode {row.id} is an assembly task: post programs, then finish")
         with session.lock:
-            record = question_record(
+            record = session.pending or question_record(
                 session.job, session.task, AnswerTurn(text=answer, prompt_text=session.task.prompt),
                 session.started, time.perf_counter() - session.t0,
             )
-            self._complete(row.id, record)
+            self._complete(session, record)
         return {"id": row.id, "status": record.status, "scores": record.scores, "details": record.score_details}
 
     def run_program(self, row: EpisodeRow, code: str) -> dict[str, Any]:
@@ -152,8 +154,23 @@ class InteractiveSessions:
         if session.assembly is None:
             raise HTTPException(409, f"episode {row.id} is a question item: post an answer")
         with session.lock:
+            self._check_budget(session)
             result: dict[str, Any] = session.on_thread(session.assembly.run_program_public, code)
         return result
+
+    @staticmethod
+    def _check_budget(session: Session) -> None:
+        """An external agent gets the rounds and wall clock its budget names, like a built-in one."""
+        budget = session.job.budget
+        used = len(session.assembly.episode.rounds)
+        if used >= budget.rounds:
+            raise HTTPException(409, {"field": "budget.rounds", "error": f"the episode's budget of {budget.rounds} "
+                                      f"round(s) is spent ({used} programs ran); POST finish to score it"})
+        elapsed = time.perf_counter() - session.t0
+        if elapsed > budget.wall_s:
+            raise HTTPException(409, {"field": "budget.wall_s", "error": f"the episode's wall-clock budget of "
+                                      f"{budget.wall_s:g} s is spent ({elapsed:.1f} s since it opened); POST finish "
+                                      "to score it"})
 
     def finish(self, row: EpisodeRow) -> dict[str, Any]:
         """Score an interactive assembly episode and free its simulator."""
@@ -161,24 +178,31 @@ class InteractiveSessions:
         if session.assembly is None:
             raise HTTPException(409, f"episode {row.id} is a question item: post an answer")
         with session.lock:
-            record = session.on_thread(session.assembly.finish)
-            self._complete(row.id, record)
+            record = session.pending or session.on_thread(session.assembly.finish)
+            self._complete(session, record)
         return {"id": row.id, "status": record.status, "scores": record.scores}
 
     # --- closing ---------------------------------------------------------------------------------
-    def _complete(self, episode_id: str, record: EpisodeRecord) -> None:
+    def _complete(self, session: Session, record: EpisodeRecord) -> None:
+        """Store the record and close the episode; on a full disk keep both open and answer 507.
+
+        The scored record stays in the session, so the caller's next answer or finish stores that same
+        result (never a re-scored one) once there is room; the episode stays interactive meanwhile.
+        """
+        episode_id = session.episode_id
         try:
-            rel: str | None = store_record(self.settings.data_dir, None, record)
-            status, error = record.status, record.error
+            rel = store_record(self.settings.data_dir, None, record)
         except OSError as exc:
-            rel, status, error = None, "failed", f"could not store the episode record: {exc}"
+            session.pending = record
+            raise HTTPException(507, f"episode {episode_id} is scored but its record cannot be stored "
+                                f"({exc.strerror or exc}); the result is kept: send the same request again "
+                                "once the server has room") from None
         try:
-            if not self.queue.finish_interactive(episode_id, status, record.scores, rel, error):
+            if not self.queue.finish_interactive(episode_id, record.status, record.scores, rel, record.error):
                 raise HTTPException(409, f"episode {episode_id} was already closed (cancelled or expired)")
         finally:
+            session.pending = None
             self.close(episode_id)
-        if rel is None:
-            raise HTTPException(507, f"episode {episode_id} failed: {error}")
 
     def close(self, episode_id: str) -> None:
         """Forget a session and free its simulator."""
@@ -197,10 +221,16 @@ class InteractiveSessions:
         with self._lock:
             stale = [sid for sid, s in self.sessions.items() if s.last_used < cutoff]
         for sid in stale:
-            self.queue.finish_interactive(
-                sid, "failed", None, None,
-                f"interactive episode expired after {self.settings.interactive_idle_s:g} s idle",
-            )
+            with self._lock:
+                pending = self.sessions[sid].pending if sid in self.sessions else None
+            if pending is not None:  # scored, but its record never found room: keep the scores at least
+                self.queue.finish_interactive(sid, pending.status, pending.scores, None,
+                                              "the record could not be stored (disk full); scores kept")
+            else:
+                self.queue.finish_interactive(
+                    sid, "failed", None, None,
+                    f"interactive episode expired after {self.settings.interactive_idle_s:g} s idle",
+                )
             self.close(sid)
         return stale
 

@@ -8,11 +8,13 @@ worker running an episode that was cancelled.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -105,12 +107,45 @@ def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: st
     return ok
 
 
-def worker_main(worker_id: str, settings_json: str, wake: Any = None) -> None:
-    """A worker process: claim, run, complete, forever (until terminated).
+PARENT_CHECK_S = 1.0  # how often a worker looks whether the server that started it still exists
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """End this process when `parent_pid` (the server) is gone, even if it was killed with SIGKILL.
+
+    Linux delivers SIGKILL on the parent's death (PR_SET_PDEATHSIG); as that signal follows the thread
+    that forked us rather than the process, and other systems have no such call, a daemon thread also
+    checks the parent pid every PARENT_CHECK_S. Without this a worker outlives a killed server and
+    keeps claiming episodes whose results nobody serves.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            log.warning("prctl(PR_SET_PDEATHSIG) unavailable; relying on the parent-pid check")
+    if os.getppid() != parent_pid:  # the server died before the signal was armed
+        os._exit(0)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_CHECK_S)
+            if os.getppid() != parent_pid:
+                log.warning("worker %d: the server (pid %d) is gone; exiting", os.getpid(), parent_pid)
+                os._exit(0)
+
+    threading.Thread(target=watch, name="jarvis-parent-watch", daemon=True).start()
+
+
+def worker_main(worker_id: str, settings_json: str, wake: Any = None, parent_pid: int | None = None) -> None:
+    """A worker process: claim, run, complete, until terminated or its server (parent_pid) is gone.
 
     `wake` (a multiprocessing Event set by the API on submission) cuts the idle wait short; without it,
     or when the hint is missed, the worker still polls with a capped back-off.
     """
+    if parent_pid is not None:  # first: the imports below take seconds on a busy machine
+        die_with_parent(parent_pid)
     from agent.worker import WorkerRuntime
 
     settings = ServerSettings.model_validate_json(settings_json)
@@ -159,7 +194,8 @@ class WorkerPool:
     def _spawn(self) -> None:
         worker_id = f"w-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         proc = self.ctx.Process(
-            target=worker_main, args=(worker_id, self.settings.model_dump_json(), self.wake), name=worker_id,
+            target=worker_main, args=(worker_id, self.settings.model_dump_json(), self.wake, os.getpid()),
+            name=worker_id,
             daemon=True,
         )
         proc.start()
@@ -180,13 +216,13 @@ class WorkerPool:
                 del self.procs[worker_id]
                 self._spawn()
                 self.respawned += 1
-        self._stop_cancelled()
+        self.stop_cancelled()
         requeued, failed = self.queue.reap_expired()
         if requeued or failed:
             log.warning("leases expired: %d episode(s) re-queued, %d failed", requeued, failed)
 
-    def _stop_cancelled(self) -> None:
-        # A cancelled episode would run on in its worker: kill that worker (it is replaced next pass).
+    def stop_cancelled(self) -> None:
+        """Kill the workers still running cancelled episodes (each is replaced at the next pass)."""
         from sqlalchemy import select, update
 
         with self.queue.session() as s, s.begin():
@@ -231,7 +267,7 @@ class WorkerPool:
         self.procs.clear()
 
     def describe(self) -> dict[str, Any]:
-        """Worker status for /healthz."""
+        """Worker status for /v1/status."""
         return {
             "workers": len(self.procs),
             "alive": sum(p.is_alive() for p in self.procs.values()),

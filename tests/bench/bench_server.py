@@ -5,6 +5,11 @@ Figures (one JSON object each):
   wall_s), median over sequential submissions through the queue and a worker process (target <= 50 ms);
 - soak: C concurrent clients (default 100) submitting and polling for D seconds (default 60): errors,
   requests/s, p50/p99 of read latency (target: no errors, p99 <= 100 ms);
+- claim_cost: one claim + complete on a queue of 20,000 queued episodes of one token and 100 single-episode
+  tokens, fair (round-robin over tokens) vs plain oldest-first, same run, same database (ratio);
+- fair_soak: the same 100 clients under their own token, their episodes through the queue (fair
+  scheduling across tokens), while another token's run of 20,000 queued episodes floods the workers:
+  read p99, and submit-to-done of the soak token's episodes (fairness: seconds, not the flood's hours);
 - rest_throughput: question episodes with the scripted agent through REST, as fast as 16 clients can
   submit: episodes/s and p99 submit latency, inline (the default for instant agents) and through the
   queue (target >= 200 episodes/s, p99 <= 100 ms);
@@ -50,11 +55,13 @@ def free_port() -> int:
 class Server:
     """`jarvis serve` in a subprocess on loopback, with its own data directory."""
 
-    def __init__(self, data_dir: Path, workers: int, inline: bool, log: Path):
+    def __init__(self, data_dir: Path, workers: int, inline: bool, log: Path, tokens: str = ""):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.headers = {"Authorization": f"Bearer {tokens.split(',')[0]}"} if tokens else {}
         env = dict(os.environ, JARVIS_PLUGINS=PLUGINS, JARVIS_DATA_DIR=str(data_dir), JARVIS_WORKERS=str(workers),
                    JARVIS_PORT=str(self.port), JARVIS_HOST="127.0.0.1", JARVIS_MAX_CONCURRENT_PER_TOKEN="100000",
+                   JARVIS_MAX_ACTIVE_PER_TOKEN="100000", JARVIS_API_TOKEN=tokens,
                    JARVIS_INLINE_AGENTS="scripted,random" if inline else "",
                    PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
         code = "from agent.cli.serve import serve; from agent.server.settings import ServerSettings; " \
@@ -78,7 +85,7 @@ class Server:
         """Wait until n worker processes are alive (they import the simulator stack first)."""
         deadline = time.time() + timeout
         while time.time() < deadline:
-            if httpx.get(self.url + "/healthz").json()["workers"].get("alive", 0) >= n:
+            if httpx.get(self.url + "/v1/status", headers=self.headers).json()["workers"].get("alive", 0) >= n:
                 return
             time.sleep(0.2)
         raise RuntimeError("workers did not start")
@@ -142,18 +149,20 @@ def bench_overhead(tmp: Path, n: int) -> None:
          path="queue + 1 worker process, SQLite WAL, polling every 2 ms", target_ms=50, **machine())
 
 
-async def _soak(url: str, clients: int, duration_s: float, poll_s: float) -> dict[str, Any]:
+async def _soak(url: str, clients: int, duration_s: float, poll_s: float, token: str = "") -> dict[str, Any]:
     reads: list[float] = []
     writes: list[float] = []
     errors: list[str] = []
+    waits: list[float] = []  # submit to done of each finished episode
     stop_at = time.perf_counter() + duration_s
     limits = httpx.Limits(max_connections=clients + 10, max_keepalive_connections=clients + 10)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30) as client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30, headers=headers) as client:
 
         async def one(k: int) -> None:
             n = 0
             while time.perf_counter() < stop_at:
-                t0 = time.perf_counter()
+                t0 = submitted = time.perf_counter()
                 r = await client.post("/v1/episodes", json={"task_id": f"quiz/{(k + n) % 40}",
                                                             "agent": {"name": "random", "seed": n}})
                 writes.append(time.perf_counter() - t0)
@@ -171,14 +180,15 @@ async def _soak(url: str, clients: int, duration_s: float, poll_s: float) -> dic
                         errors.append(f"GET {g.status_code}")
                         break
                     if g.json()["status"] in ("done", "failed"):
+                        waits.append(time.perf_counter() - submitted)
                         break
 
         await asyncio.gather(*(one(k) for k in range(clients)))
-    return {"reads": reads, "writes": writes, "errors": errors}
+    return {"reads": reads, "writes": writes, "errors": errors, "waits": waits}
 
 
-def _soak_process(url: str, clients: int, duration_s: float, poll_s: float, out: Any) -> None:
-    out.put(asyncio.run(_soak(url, clients, duration_s, poll_s)))
+def _soak_process(url: str, clients: int, duration_s: float, poll_s: float, token: str, out: Any) -> None:
+    out.put(asyncio.run(_soak(url, clients, duration_s, poll_s, token)))
 
 
 def in_processes(target: Any, n_procs: int, clients: int, *args: Any) -> list[Any]:
@@ -205,7 +215,7 @@ def bench_soak(tmp: Path, clients: int, duration_s: float, poll_s: float, worker
     try:
         server.wait_workers(workers)
         cpu0, t0 = server.cpu_s(), time.perf_counter()
-        parts = in_processes(_soak_process, client_procs, clients, server.url, duration_s, poll_s)
+        parts = in_processes(_soak_process, client_procs, clients, server.url, duration_s, poll_s, "")
         wall, cpu = time.perf_counter() - t0, server.cpu_s() - cpu0
     finally:
         server.stop()
@@ -221,6 +231,72 @@ def bench_soak(tmp: Path, clients: int, duration_s: float, poll_s: float, worker
          submissions=len(writes), clients=clients)
     emit("soak_errors", len(errors), "count", kinds=sorted(set(errors))[:10],
          requests_per_s=round((len(reads) + len(writes)) / wall, 1))
+
+
+def bench_claim_cost(tmp: Path, n: int = 300) -> None:
+    """What fair scheduling costs a claim, against the oldest-first claim on the same queue."""
+    from agent.server.db import EpisodeRow, make_engine, migrate
+    from agent.server.queue import EpisodeQueue
+
+    url = f"sqlite:///{tmp / 'claims.sqlite'}"
+    migrate(url)
+    queue = EpisodeQueue(make_engine(url))
+    queue.submit([EpisodeRow(id=f"e{k:06d}", run_id=None, task_id="quiz/1", family="quiz", agent="{}", budget="{}",
+                             status="queued", interactive=False, token_id="flood" if k < 20_000 else f"t{k}",
+                             created_at=1000.0 + k, attempts=0) for k in range(20_100)])
+    per: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(3):  # interleaved rounds, so load changes on the machine hit both alike
+        for fair in (True, False):
+            t0 = time.perf_counter()
+            for _ in range(n // 3):
+                claim = queue.claim("bench", fair=fair)
+                assert claim is not None
+                queue.complete(claim.episode_id, "bench", "done", {}, None, None)
+            per[fair].append((time.perf_counter() - t0) / (n // 3))
+    fair_ms, oldest_ms = statistics.median(per[True]) * 1000, statistics.median(per[False]) * 1000
+    emit("claim_cost_fair_vs_oldest", fair_ms / oldest_ms, "x", fair_ms=round(fair_ms, 3),
+         oldest_ms=round(oldest_ms, 3), queued=20_100, tokens=101, backend="sqlite", **machine())
+
+
+FLOOD_TOKEN = "bench-flood-token-aaaaaaaaaaaa"
+SOAK_TOKEN = "bench-soak-token-bbbbbbbbbbbb"
+
+
+def bench_fair_soak(tmp: Path, clients: int, duration_s: float, poll_s: float, workers: int, client_procs: int,
+                    flood: int) -> None:
+    """The soak under fair scheduling: one token floods the queue with a run, another token's 100 clients
+    submit queued episodes and poll; read latency and how long the small token's episodes wait."""
+    server = Server(tmp / "fair", workers=workers, inline=False, log=tmp / "server.log",
+                    tokens=f"{FLOOD_TOKEN},{SOAK_TOKEN}")
+    try:
+        server.wait_workers(workers)
+        with httpx.Client(base_url=server.url, headers=server.headers, timeout=120) as c:
+            t0 = time.perf_counter()
+            run = c.post("/v1/runs", json={"task_ids": [f"quiz/{k % 40}" for k in range(flood)],
+                                           "agent": {"name": "scripted"}})
+            assert run.status_code == 202, run.text
+            queued_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        parts = in_processes(_soak_process, client_procs, clients, server.url, duration_s, poll_s, SOAK_TOKEN)
+        wall = time.perf_counter() - t0
+        with httpx.Client(base_url=server.url, headers=server.headers, timeout=60) as c:
+            flood_counts = c.get(f"/v1/runs/{run.json()['id']}").json()["counts"]
+            c.delete(f"/v1/runs/{run.json()['id']}")
+    finally:
+        server.stop()
+    reads = [x for p in parts for x in p["reads"]]
+    waits = [x for p in parts for x in p["waits"]]
+    errors = [x for p in parts for x in p["errors"]]
+    emit("fair_soak_read_latency_p99", pct(reads, 0.99) * 1000, "ms", p50_ms=round(pct(reads, 0.5) * 1000, 2),
+         reads=len(reads), clients=clients, client_processes=client_procs, duration_s=round(wall, 1),
+         poll_s=poll_s, workers=workers, flood_episodes=flood, flood_queued_in_s=round(queued_s, 2),
+         target_ms=100, load_avg_1min=os.getloadavg()[0], **machine())
+    emit("fair_soak_episode_wait_p50", pct(waits, 0.5), "s", p99_s=round(pct(waits, 0.99), 2),
+         episodes=len(waits), flood_left_queued=flood_counts.get("queued", 0),
+         flood_done_meanwhile=flood_counts.get("done", 0),
+         note="submit to done of the soak token's queued episodes while the flood token's run waits; "
+              "without fair claims they would wait behind every flood episode queued before them")
+    emit("fair_soak_errors", len(errors), "count", kinds=sorted(set(errors))[:10])
 
 
 def _hammer_process(url: str, clients: int, duration_s: float, agent: str, out: Any) -> None:
@@ -267,7 +343,7 @@ def bench_rest_throughput(tmp: Path, duration_s: float, clients: int, workers: i
             with httpx.Client(base_url=server.url) as c:  # done = submitted and finished
                 deadline = time.time() + 300
                 while time.time() < deadline:
-                    counts = c.get("/healthz").json()["queue"]
+                    counts = c.get("/v1/status").json()["queue"]
                     if counts.get("queued", 0) + counts.get("running", 0) == 0:
                         break
                     time.sleep(0.05)
@@ -326,7 +402,9 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--client-procs", type=int, default=4, help="processes generating the load")
     ap.add_argument("--oracle-suite", default="jarvis-mini", help="jarvis-mini, jarvis-v1 or none")
-    ap.add_argument("--only", default="overhead,soak,throughput,oracle", help="comma-separated figures to run")
+    ap.add_argument("--flood", type=int, default=20_000, help="episodes of the flooding token's run (fair_soak)")
+    ap.add_argument("--only", default="overhead,soak,claim_cost,fair_soak,throughput,oracle",
+                    help="comma-separated figures to run")
     args = ap.parse_args()
     sys.path.insert(0, str(REPO))
     os.environ["JARVIS_PLUGINS"] = PLUGINS
@@ -339,6 +417,10 @@ def main() -> None:
             bench_overhead(tmp, args.overhead_n)
         if "soak" in only:
             bench_soak(tmp, args.clients, args.duration, args.poll_s, args.workers, args.client_procs)
+        if "claim_cost" in only:
+            bench_claim_cost(tmp)
+        if "fair_soak" in only:
+            bench_fair_soak(tmp, args.clients, args.duration, args.poll_s, args.workers, args.client_procs, args.flood)
         if "throughput" in only:
             bench_rest_throughput(tmp, args.throughput_s, 16, args.workers, args.client_procs)
         if "oracle" in only and args.oracle_suite != "none":

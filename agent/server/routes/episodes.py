@@ -16,6 +16,7 @@ from agent.config import AgentConfig, Budget
 from agent.episode import EpisodeJob, new_episode_id
 from agent.server.db import EpisodeRow
 from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
+from agent.server.limits import check_limits
 from agent.server.queue import QuotaExceeded
 from agent.server.schemas import (
     AnswerSubmit,
@@ -66,21 +67,47 @@ def episode_public(row: EpisodeRow) -> EpisodePublic:
 SERVER_SIDE_OPTIONS = ("replay_file", "experience_file", "llm.base_url", "llm.api_key_env", "llm.cache_dir")
 
 
-def check_agent_options(agent: AgentConfig, settings: ServerSettings) -> None:
-    """Refuse agent options that reach the server's files or secrets, unless the server trusts its callers."""
-    if settings.trust_agent_options:
-        return
-    for name in SERVER_SIDE_OPTIONS:
-        obj: Any = agent
-        for part in name.split("."):
-            obj = getattr(obj, part)
-        if obj is not None:
-            raise HTTPException(422, {"field": f"agent.{name}", "error": "not accepted over REST: it names a file "
-                                      "or secret on the server (the operator can allow it with "
-                                      "JARVIS_TRUST_AGENT_OPTIONS=true)"})
-    if agent.model is not None and agent.model.split(":", 1)[0].strip() == "replay":
+def check_agent_options(agent: AgentConfig, settings: ServerSettings) -> AgentConfig:
+    """Refuse agent options that reach the server's files or secrets; returns the agent as the workers run it.
+
+    A model string's endpoint is the operator's choice: over REST it is a name from the server's
+    `llm_endpoints` (`openai-compatible:@NAME:MODEL`), resolved here into `llm.base_url`, never a URL
+    from the request (the server would send its API key there). A server that trusts its callers
+    (JARVIS_TRUST_AGENT_OPTIONS=true) also accepts URLs and the other server-side options.
+    """
+    if not settings.trust_agent_options:
+        for name in SERVER_SIDE_OPTIONS:
+            obj: Any = agent
+            for part in name.split("."):
+                obj = getattr(obj, part)
+            if obj is not None:
+                raise HTTPException(422, {"field": f"agent.{name}", "error": "not accepted over REST: it names a file "
+                                          "or secret on the server (the operator can allow it with "
+                                          "JARVIS_TRUST_AGENT_OPTIONS=true)"})
+    if agent.model is None:
+        return agent
+    from agent.llm.errors import ModelStringError
+    from agent.llm.registry import parse_model_string
+
+    try:
+        spec = parse_model_string(agent.model)
+    except ModelStringError:
+        return agent  # validate_agent reports it with the valid providers
+    if spec.provider == "replay" and not settings.trust_agent_options:
         raise HTTPException(422, {"field": "agent.model", "error": "replay models read a file on the server and "
                                   "are not accepted over REST (JARVIS_TRUST_AGENT_OPTIONS=true allows them)"})
+    named = sorted(settings.llm_endpoints)
+    if spec.base_url is not None and not settings.trust_agent_options:
+        raise HTTPException(422, {"field": "agent.model", "error": "a model string over REST cannot name an endpoint "
+                                  "URL: the server would send its API key there. Use an endpoint the operator named: "
+                                  f"'{spec.provider}:@NAME:{spec.model}'", "valid_endpoints": named})
+    if spec.endpoint_name is not None:
+        url = settings.llm_endpoints.get(spec.endpoint_name)
+        if url is None:
+            raise HTTPException(422, {"field": "agent.model", "error": f"unknown endpoint '@{spec.endpoint_name}'; "
+                                      "this server's are set by JARVIS_LLM_ENDPOINTS", "valid_endpoints": named})
+        return agent.model_copy(update={"llm": agent.llm.model_copy(update={"base_url": url})})
+    return agent
 
 
 def validate_agent(agent: AgentConfig, task: TaskSpec | QuestionItem | None = None) -> None:
@@ -156,10 +183,13 @@ def run_inline(settings: ServerSettings, row: EpisodeRow, task: QuestionItem, ag
     t0 = time.time()
     try:
         record = run_question_episode(job, task, family)
-        row.record_path = store_record(settings.data_dir, None, record)
-        row.status, row.error, row.scores = record.status, record.error, json.dumps(record.scores)
     except Exception as exc:  # the row must say what went wrong, like a worker's record would
         row.status, row.error = "failed", f"{type(exc).__name__}: {exc}"
+    else:
+        # A record that cannot be written (disk full) is the server's trouble, not the episode's: the
+        # OSError reaches the 507 handler and nothing is stored, so the caller can simply submit again.
+        row.record_path = store_record(settings.data_dir, None, record)
+        row.status, row.error, row.scores = record.status, record.error, json.dumps(record.scores)
     row.started_at, row.finished_at, row.attempts = t0, time.time(), 1
     return row
 
@@ -176,18 +206,19 @@ def submit_episode(body: EpisodeCreate, queue: QueueDep, settings: SettingsDep, 
     Instant agents (settings.inline_agents) on question items run at once; the answer is 201 and done.
     """
     validate_agent(body.agent)
-    check_agent_options(body.agent, settings)
+    agent = check_agent_options(body.agent, settings)
+    check_limits(body.budget, agent, settings)
     family = family_of_task(body.task_id)
     task = registered_or_known_task(settings, body.task_id, token)  # unknown ids are a 404 listing valid ones
-    validate_agent(body.agent, task)
+    validate_agent(agent, task)
     now = time.time()
-    interactive = body.agent.name == EXTERNAL
+    interactive = agent.name == EXTERNAL
     row = EpisodeRow(
         id=new_episode_id(),
         run_id=None,
         task_id=body.task_id,
         family=family.name,
-        agent=body.agent.model_dump_json(),
+        agent=agent.model_dump_json(),
         budget=body.budget.model_dump_json(),
         status="interactive" if interactive else "queued",
         interactive=interactive,
@@ -198,18 +229,18 @@ def submit_episode(body: EpisodeCreate, queue: QueueDep, settings: SettingsDep, 
         lease_expires_at=now + settings.lease_s if interactive else None,
         attempts=0,
     )
-    if not interactive and isinstance(task, QuestionItem) and body.agent.name in settings.inline_agents:
-        queue.submit([run_inline(settings, row, task, body.agent, body.budget)])
+    if not interactive and isinstance(task, QuestionItem) and agent.name in settings.inline_agents:
+        queue.submit([run_inline(settings, row, task, agent, body.budget)])
         return JSONResponse(EpisodeCreated(id=row.id, status=row.status).model_dump(), status_code=201)
     try:
-        queue.submit([row], token, settings.max_concurrent_per_token)
+        queue.submit([row], token, settings.max_concurrent_per_token, settings.max_active_per_token)
     except QuotaExceeded as exc:
         raise quota_error(exc) from None
     if not interactive:
         notify_workers(state)
         return EpisodeCreated(id=row.id, status=row.status)
     try:
-        first = state.interactive.open(row, task, body.agent, body.budget)
+        first = state.interactive.open(row, task, agent, body.budget)
     except HTTPException as exc:
         queue.finish_interactive(row.id, "cancelled", None, None, f"not opened: {exc.detail}")
         raise

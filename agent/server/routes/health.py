@@ -1,4 +1,4 @@
-"""Liveness and Prometheus metrics."""
+"""Liveness (public), server status and Prometheus metrics (behind the token: they describe every token's work)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,21 @@ from fastapi import APIRouter, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, SummaryMetricFamily
 
-from agent.server.deps import QueueDep, StateDep
+from agent.server.deps import QueueDep, StateDep, TokenDep
 from agent.server.queue import EpisodeQueue
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz")
-def healthz(queue: QueueDep, state: StateDep) -> dict[str, object]:
-    """The server is up; which sandbox layers and workers it has."""
+async def healthz() -> dict[str, str]:
+    """Liveness, public and nothing else: the queue, workers and host details are at /v1/status."""
+    return {"status": "ok"}
+
+
+@router.get("/v1/status")
+def status(queue: QueueDep, state: StateDep, _token: TokenDep) -> dict[str, object]:
+    """The server's queue (all tokens, by state), workers and sandbox layers; needs a token."""
     pool = getattr(state, "pool", None)
     return {
         "status": "ok",
@@ -65,7 +71,7 @@ class _QueueCollector:
 
 
 @router.get("/metrics")
-def metrics(queue: QueueDep, state: StateDep) -> Response:
+def metrics(queue: QueueDep, state: StateDep, _token: TokenDep) -> Response:
     """Prometheus text exposition: queue depth, episodes by state, durations, workers."""
     registry = CollectorRegistry()
     registry.register(_QueueCollector(queue, state))  # type: ignore[arg-type]

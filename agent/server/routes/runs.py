@@ -16,6 +16,7 @@ from agent.episode import new_episode_id
 from agent.run_store import RunConfig, RunDirectory
 from agent.server.db import EpisodeRow, RunRow
 from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
+from agent.server.limits import check_limits
 from agent.server.queue import TERMINAL, QuotaExceeded
 from agent.server.routes.episodes import check_agent_options, notify_workers, quota_error, validate_agent
 from agent.server.schemas import RunCreate, RunPublic
@@ -32,8 +33,9 @@ router = APIRouter(prefix="/v1/runs", tags=["runs"])
 def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: StateDep, token: TokenDep) -> RunPublic:
     """Queue every episode of the run; returns its id and links."""
     validate_agent(body.agent)
-    check_agent_options(body.agent, settings)
-    if body.agent.name == "external":
+    agent = check_agent_options(body.agent, settings)
+    check_limits(body.budget, agent, settings)
+    if agent.name == "external":
         raise HTTPException(422, {"field": "agent.name", "error": "runs need a built-in agent, not 'external'"})
     task_ids = suite_task_ids(body.suite) if body.suite else list(body.task_ids)
     families = {t: family_of_task(t) for t in task_ids}
@@ -41,13 +43,13 @@ def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: S
     for t, fam in families.items():  # one task per family checks the agent can run that kind
         if fam.name not in seen_kinds:
             seen_kinds.add(fam.name)
-            validate_agent(body.agent, load_task(t))
+            validate_agent(agent, load_task(t))
     run_id = "run-" + uuid.uuid4().hex[:12]
-    config = RunConfig(suite=body.suite, task_ids=task_ids, agent=body.agent, budget=body.budget, backend=settings.backend)
+    config = RunConfig(suite=body.suite, task_ids=task_ids, agent=agent, budget=body.budget, backend=settings.backend)
     now = time.time()
     rows = [
         EpisodeRow(
-            id=new_episode_id(), run_id=run_id, task_id=t, family=families[t].name, agent=body.agent.model_dump_json(),
+            id=new_episode_id(), run_id=run_id, task_id=t, family=families[t].name, agent=agent.model_dump_json(),
             budget=body.budget.model_dump_json(), status="queued", interactive=False, token_id=token,
             created_at=now + k * 1e-6, attempts=0,
         )
@@ -57,7 +59,7 @@ def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: S
                  total=len(rows), out_dir=f"runs/{run_id}", reported=False)
     RunDirectory.open(settings.data_dir / "runs" / run_id, config)
     try:
-        queue.submit_run(run, rows, settings.max_runs_per_token)
+        queue.submit_run(run, rows, settings.max_runs_per_token, settings.max_active_per_token)
     except QuotaExceeded as exc:
         raise quota_error(exc) from None
     notify_workers(state)
@@ -87,7 +89,7 @@ def _ensure_report(queue: Any, settings: Any, run: RunRow) -> dict[str, Any] | N
     summary_path = root / "summary.json"
     if queue.claim_report(run.id):
         reconcile_episodes(RunDirectory(root), queue.run_rows(run.id), settings.data_dir)
-        return finish_run(RunDirectory(root))
+        return finish_run(RunDirectory(root), per_episode=True)  # a task listed twice is two episodes
     if not summary_path.exists():
         return None
     loaded: dict[str, Any] = json.loads(summary_path.read_text(encoding="utf-8"))
@@ -126,6 +128,19 @@ def reconcile_episodes(run: RunDirectory, rows: list[EpisodeRow], data_dir: Path
 
 def _iso(t: float | None) -> str:
     return datetime.fromtimestamp(t or time.time(), UTC).isoformat(timespec="milliseconds")
+
+
+@router.delete("/{run_id}", responses={404: {"description": "No such run (for this token)"}})
+def cancel_run(run_id: str, queue: QueueDep, token: TokenDep) -> dict[str, Any]:
+    """Cancel a run: its queued episodes never start, its running ones are stopped, finished ones stay.
+
+    A running episode's worker is stopped by the supervisor's next pass (within a second) and replaced.
+    """
+    run = queue.get_run(run_id)
+    if run is None or (run.token_id != token and token != "anonymous"):
+        raise HTTPException(404, f"no run {run_id!r}")
+    cancelled = queue.cancel_run(run_id)
+    return {"id": run_id, "cancelled": cancelled, "counts": queue.run_counts(run_id)}
 
 
 @router.get("/{run_id}", response_model=RunPublic)

@@ -12,7 +12,7 @@ from fastapi.responses import FileResponse
 from agent.server.deps import TokenDep
 from agent.server.schemas import SuitePublic, SuitesPublic, TasksPublic
 from jarvis_sim.tasks.question import QuestionItem
-from jarvis_sim.tasks.registry import UnknownKeyError, load_task, suite_task_ids, suites
+from jarvis_sim.tasks.registry import load_task, suite_task_ids, suites
 
 router = APIRouter(prefix="/v1", tags=["tasks"])
 
@@ -105,10 +105,5 @@ def observation_image(task_id: str, _token: TokenDep) -> FileResponse:
 
 @router.get("/tasks/{task_id:path}")
 def get_task(task_id: str, _token: TokenDep) -> dict[str, Any]:
-    """The public part of a task: what an agent may see."""
-    try:
-        return task_public(task_id)
-    except UnknownKeyError:
-        raise
-    except KeyError as exc:
-        raise HTTPException(404, str(exc)) from None
+    """The public part of a task: what an agent may see (an unknown id is a 404 listing valid ones)."""
+    return task_public(task_id)

@@ -89,8 +89,9 @@ def test_rate_limit_overload_and_timeout_are_retried(
 def test_bad_request_is_not_retried(anthropic_server: FakeAnthropicServer, sleep: RecordingSleep) -> None:
     anthropic_server.push(Fail(404, "model not found"))
     client = build_client(LLMConfig(model=MODEL, base_url=anthropic_server.base_url, retry=FAST_RETRY), sleep=sleep)
-    with pytest.raises(RequestRejectedError, match="model not found"):
+    with pytest.raises(RequestRejectedError, match="HTTP 404") as info:
         client.chat(ChatRequest(messages=(ChatMessage.user("hello"),)))
+    assert "model not found" in info.value.detail and "model not found" not in str(info.value)
     assert len(anthropic_server.requests) == 1 and sleep.waits == []
 
 

@@ -91,3 +91,16 @@ def test_importing_the_package_does_not_import_the_sdks() -> None:
     code = "import sys, agent.llm; print('openai' in sys.modules, 'anthropic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_named_endpoint_resolves_only_through_an_explicit_base_url() -> None:
+    from agent.llm.provider import ProviderSettings
+
+    spec = parse_model_string("openai-compatible:@lab:qwen2.5vl:7b")
+    assert (spec.endpoint_name, spec.model, spec.base_url) == ("lab", "qwen2.5vl:7b", None)
+    assert str(spec) == "openai-compatible:@lab:qwen2.5vl:7b"
+    # Unresolved, a named endpoint must never fall back to the provider's default host.
+    with pytest.raises(ModelStringError, match="only a server's configuration resolves"):
+        build_provider("openai-compatible:@lab:qwen")
+    provider = build_provider("openai-compatible:@lab:qwen", ProviderSettings(base_url="http://10.1.2.3:8000/v1"))
+    assert provider.endpoint == "http://10.1.2.3:8000/v1"

@@ -81,8 +81,10 @@ def test_error_messages_are_scrubbed(caplog: pytest.LogCaptureFixture, sleep: Re
         client = build_client(LLMConfig(model="openai:gpt-4o", base_url=server.base_url), sleep=sleep)
         with pytest.raises(RequestRejectedError) as info:
             client.chat(ChatRequest(messages=(ChatMessage.user("x"),)))
-    assert "Incorrect API key provided: ***" in str(info.value)
+    assert "Incorrect API key provided: ***" in info.value.detail
     _assert_no_key(str(info.value), "error message")
+    _assert_no_key(info.value.detail, "error detail")
+    _assert_no_key(caplog.text, "log")
     _assert_no_key(repr(info.value), "error repr")
     assert info.value.__cause__ is None and info.value.__suppress_context__
 

@@ -120,3 +120,14 @@ def test_manual_and_observation_images_of_an_assembly_task(client: TestClient, t
     assert obs.status_code == 200 and obs.content.startswith(b"\x89PNG")
     assert client.get(f"{view['manual_images'][0]}?style=sketchy").status_code == 422
     assert client.get(f"/v1/tasks/{task_id}/manual/99.png").status_code == 404
+
+
+def test_a_task_listed_twice_in_a_run_counts_twice(client: TestClient) -> None:
+    r = client.post("/v1/runs", json={"task_ids": ["quiz/1", "quiz/1", "quiz/2"], "agent": {"name": "scripted"}})
+    assert r.status_code == 202, r.text
+    run_id = r.json()["id"]
+    deadline = time.time() + 90
+    while (body := client.get(f"/v1/runs/{run_id}").json())["status"] != "done" and time.time() < deadline:
+        time.sleep(0.1)
+    assert body["counts"] == {"done": 3}
+    assert body["summary"]["n_episodes"] == 3

@@ -151,3 +151,43 @@ def test_interactive_lease_renewed_while_held_failed_when_lost(db_url: str) -> N
     assert lost is not None and lost.status == "failed" and "server process" in (lost.error or "")
     assert queue.finish_interactive("e00001", "done", {"soft_score": 1.0}, None, None)
     assert not queue.finish_interactive("e00001", "failed", None, None, "expired")
+
+
+def test_claims_take_turns_across_tokens(db_url: str) -> None:
+    queue = make_queue(db_url)
+    queue.submit([row(k, token="big") for k in range(2_000)])  # queued first, and many
+    queue.submit([row(5_000 + k, token="small") for k in range(3)])
+    served = []
+    for _ in range(8):  # one worker: claim, finish, claim again
+        claim = queue.claim("w")
+        assert claim is not None
+        served.append(claim.token_id)
+        assert queue.complete(claim.episode_id, "w", "done", {}, None, None)
+    assert served == ["big", "small"] * 3 + ["big", "big"]
+    # Workers at once: fewest running first, then least recently served (a new token was never served).
+    queue.submit([row(6_000, token="late"), row(6_001, token="late")])
+    held = [queue.claim(f"w{k}") for k in range(3)]
+    assert [c.token_id if c else None for c in held] == ["late", "big", "late"]
+
+
+def test_runs_count_toward_the_token_limit_and_cancel_with_their_run(db_url: str) -> None:
+    from agent.server.db import RunRow
+
+    queue = make_queue(db_url)
+
+    def run(run_id: str, first: int, n: int) -> tuple[RunRow, list[EpisodeRow]]:
+        r = RunRow(id=run_id, config="{}", token_id="t1", created_at=1.0, total=n, out_dir=f"runs/{run_id}")
+        return r, [row(k, run_id=run_id) for k in range(first, first + n)]
+
+    queue.submit_run(*run("r1", 100, 30), max_runs=4, total_limit=40)
+    with pytest.raises(QuotaExceeded, match="runs included"):
+        queue.submit_run(*run("r2", 200, 11), max_runs=4, total_limit=40)
+    with pytest.raises(QuotaExceeded, match="runs included"):
+        queue.submit([row(k) for k in range(11)], "t1", limit=100, total_limit=40)
+    claim = queue.claim("w")
+    assert claim is not None and claim.run_id == "r1"
+    assert queue.cancel_run("r1") == {"queued": 29, "running": 1}
+    assert queue.run_counts("r1") == {"cancelled": 30}
+    assert not queue.complete(claim.episode_id, "w", "done", {}, None, None)  # a stopped episode stays cancelled
+    assert not queue.heartbeat(claim.episode_id, "w")  # its worker learns it at the next beat
+    queue.submit_run(*run("r2", 200, 11), max_runs=4, total_limit=40)  # cancelled work no longer counts

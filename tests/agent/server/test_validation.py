@@ -120,7 +120,7 @@ def test_openapi_metrics_and_health(api: TestClient) -> None:
     text = api.get("/metrics").text
     assert "jarvis_episode_duration_seconds_count 1.0" in text
     assert 'jarvis_episode_duration_recent_seconds{quantile="0.99"}' in text
-    health = api.get("/healthz").json()
+    health = api.get("/v1/status").json()
     assert health["status"] == "ok" and health["queue"] == {"queued": 1, "done": 1}
 
 
@@ -136,3 +136,28 @@ def test_runs_are_private_to_their_token(tmp_path: Path, quiz_plugin: None) -> N
         eid = c.post("/v1/episodes", json={"task_id": "quiz/1", "agent": {"name": "sleepy"}}, headers=one).json()["id"]
         assert c.get(f"/v1/episodes/{eid}", headers=two).status_code == 404
         assert c.delete(f"/v1/episodes/{eid}", headers=two).status_code == 404
+
+
+def test_422_bodies_truncate_the_echoed_input(api: TestClient) -> None:
+    huge = "q" * 150_000
+    r = api.post("/v1/episodes", json={"task_id": huge, "agent": {"name": "scripted"}})
+    assert r.status_code == 422 and len(r.content) < 2_000, len(r.content)
+    err = r.json()["detail"][0]
+    assert err["loc"] == ["body", "task_id"] and err["input"].endswith("(150000 chars)")
+    many = api.post("/v1/runs", json={"task_ids": [5] * 5_000, "agent": {"name": "scripted"}})
+    assert many.status_code == 422 and len(many.content) < 10_000
+    assert many.json()["detail"][-1]["type"] == "too_many_errors"
+
+
+@pytest.mark.parametrize("tokens", ["changeme,a-long-random-secret", "a-long-random-secret, Token ", ",,", " "])
+def test_every_token_of_a_public_server_must_be_real(tmp_path: Path, tokens: str) -> None:
+    with pytest.raises(SettingsError, match="JARVIS_API_TOKEN"):
+        ServerSettings(host="0.0.0.0", data_dir=tmp_path, api_token=tokens).check_startable()
+
+
+@pytest.mark.parametrize("host, loopback", [("127.0.0.1", True), ("127.8.9.10", True), ("::1", True),
+                                            ("[::1]", True), ("localhost", True), ("127.example.com", False),
+                                            ("127.0.0.1.nip.io", False), ("0.0.0.0", False), ("::", False),
+                                            ("10.0.0.1", False)])
+def test_loopback_is_an_ip_test_not_a_prefix_test(tmp_path: Path, host: str, loopback: bool) -> None:
+    assert ServerSettings(host=host, data_dir=tmp_path).loopback is loopback

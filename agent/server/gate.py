@@ -1,0 +1,94 @@
+"""The door every request passes before any route runs: the token first, then a bounded body.
+
+An unauthenticated request is answered 401 from its headers alone: its body is never read, so a
+100 MB upload without a token costs the server nothing but the headers. An authenticated request's
+body is read up to `max_body_bytes` (a Content-Length above that is a 413 at once; a chunked body is
+cut off at the limit) and handed to the application from memory. Only liveness (/healthz) is public.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from agent.server.auth import Unauthorized, identify
+from agent.server.settings import ServerSettings
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+PUBLIC_PATHS = frozenset({"/healthz"})
+
+
+class RequestGate:
+    """ASGI middleware: authenticate from headers, then cap the body, before the application sees it."""
+
+    def __init__(self, app: ASGIApp, settings: ServerSettings):
+        self.app, self.settings = app, settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if scope.get("path") not in PUBLIC_PATHS:
+            try:
+                scope.setdefault("state", {})["token_id"] = identify(self.settings, headers.get("authorization", ""))
+            except Unauthorized as exc:
+                await _answer(send, 401, str(exc), {"www-authenticate": "Bearer"})
+                return
+        limit = self.settings.max_body_bytes
+        declared = headers.get("content-length")
+        if declared is not None:
+            try:
+                size = int(declared)
+            except ValueError:
+                await _answer(send, 400, f"Content-Length {declared[:40]!r} is not a number")
+                return
+            if size > limit:
+                await _answer(send, 413, f"request body of {size} bytes is over this server's limit of {limit} "
+                              "bytes (JARVIS_MAX_BODY_BYTES)")
+                return
+        if scope.get("method") in ("GET", "HEAD", "DELETE", "OPTIONS") and not declared:
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body = message.get("body", b"")
+            total += len(body)
+            if total > limit:
+                await _answer(send, 413, f"request body is over this server's limit of {limit} bytes "
+                              "(JARVIS_MAX_BODY_BYTES)")
+                return
+            chunks.append(body)
+            if not message.get("more_body", False):
+                break
+        whole = b"".join(chunks)
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": whole, "more_body": False}
+            return await receive()  # after the body: wait for the disconnect, as the server would report it
+
+        await self.app(scope, replay, send)
+
+
+async def _answer(send: Send, status: int, detail: str, extra: dict[str, str] | None = None) -> None:
+    """A JSON error response sent straight from the gate."""
+    payload = json.dumps({"detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
+               (b"connection", b"close")]
+    headers += [(k.encode(), v.encode()) for k, v in (extra or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})
