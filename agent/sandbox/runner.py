@@ -11,6 +11,7 @@ import functools
 import importlib
 import inspect
 import json
+import logging
 import os
 import select
 import signal
@@ -75,6 +76,8 @@ sys.stdout.buffer.write(binascii.b2a_base64(marshal.dumps(codes), newline=False)
 """
 
 STDERR_TAIL = 4000
+
+log = logging.getLogger(__name__)
 
 
 def _module_sources(pyseccomp_source: str | None) -> list[tuple[str, str | None]]:
@@ -154,6 +157,12 @@ class Sandbox:
                 kind="code_size", layers=[],
             )
         child, self._spare = (self._spare or self._spawn()), None
+        if child.proc.poll() is not None and not child.messages:
+            # A spare that died while idle (killed from outside, say) must not cost the program its run.
+            log.warning("pre-started sandbox child %d had exited (status %s); starting another",
+                        child.proc.pid, child.proc.returncode)
+            self._end(child)
+            child = self._spawn()
         try:
             return self._run_in(child, code, server, started)
         finally:
@@ -253,7 +262,10 @@ class Sandbox:
             raise SandboxFault("resource_limit", "message from the program exceeds the size limit", "message_size")
 
     def _await_ready(self, child: _Child) -> dict[str, Any]:
+        """The child's ready report. The deadline bounds start-up only: a child that reported ready
+        long ago and then sat idle while the agent's model was thinking is ready, not late."""
         deadline = child.started + self.limits.startup_s
+        self._read_some(child, 0.0)  # what the child wrote while it waited counts, however long ago
         while child.ready is None:
             if child.messages:
                 msg = protocol.decode(child.messages.pop(0))

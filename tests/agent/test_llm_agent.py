@@ -115,6 +115,34 @@ def test_reflection_repairs_broken_programs(tmp_path: Path, backend: Backend, ta
     assert [json.loads(x)["text"] for x in lines] == script
 
 
+def test_jittery_model_answers_keep_every_round(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """Answers arriving after uneven delays: every program still runs in its round, none is lost."""
+    script: list[ScriptItem] = [wrap("pick('p99')\n"), CHEAP_PROGRAM, CHEAP_PROGRAM, "DONE"]
+    with FakeOpenAIServer(script, latency_s=0.05, jitter_s=1.5, seed=3) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
+        rec = run(task.id, cfg, tmp_path, backend)
+        delays = server.delays
+    assert rec.status == "done", rec.error
+    assert [r.outcome for r in rec.rounds] == ["skill_error", "ok", "ok"]
+    assert len(delays) == 4 and max(delays) - min(delays) > 0.3  # the answers really were uneven
+
+
+@pytest.mark.slow
+def test_slow_model_rounds_run_their_programs(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """A model answering after 16-22 s, as real multimodal models do: longer than the sandbox child's
+    15 s start-up deadline, so a deadline counted from the pre-started child's spawn loses round 0."""
+    script: list[ScriptItem] = [CHEAP_PROGRAM, CHEAP_PROGRAM]
+    slow = LLMOptions(timeout_s=60.0, max_attempts=1)
+    with FakeOpenAIServer(script, latency_s=16.0, jitter_s=6.0, seed=1) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=slow)
+        rec = run(task.id, cfg, tmp_path, backend, rounds=2)
+        delays = server.delays
+    assert min(delays) >= 16.0
+    assert rec.status == "done", rec.error
+    assert [r.outcome for r in rec.rounds] == ["ok", "ok"], [r.feedback for r in rec.rounds]
+    assert all("seen 2" in r.stdout for r in rec.rounds)
+
+
 @pytest.mark.slow
 def test_correct_program_scores_like_the_oracle(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     """Non-reflective through the Anthropic protocol: the oracle's program scores what the oracle scores."""

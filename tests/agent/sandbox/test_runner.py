@@ -92,3 +92,28 @@ def test_many_runs_do_not_accumulate_zombies(sandbox: Sandbox) -> None:
         if fields[0] == b"Z" and int(fields[1]) == os.getpid():
             zombies.append(stat[:40])
     assert len(zombies) <= 1, zombies
+
+
+def test_a_prestarted_child_waits_for_its_program_past_the_startup_deadline() -> None:
+    """A real model takes longer to answer than a child takes to start: the start-up deadline covers
+    start-up only, so a program arriving long after the spare child became ready still runs."""
+    import time
+
+    limits = TEST_LIMITS.model_copy(update={"startup_s": 1.0})
+    with Sandbox(limits) as sb:
+        time.sleep(1.6)  # the agent's model is thinking
+        result = sb.run("print(ping('late').length)", METHODS)
+        assert result.outcome == "ok", result
+        assert result.stdout == "4\n"
+        time.sleep(1.6)  # and the next spare, started after that run, waits as well
+        assert sb.run("ping()", METHODS).outcome == "ok"
+
+
+def test_a_spare_child_that_died_while_idle_is_replaced() -> None:
+    with Sandbox(TEST_LIMITS) as sb:
+        spare = sb._spare
+        assert spare is not None
+        os.killpg(spare.proc.pid, 9)
+        spare.proc.wait(timeout=5)
+        result = sb.run("print(ping('x').length)", METHODS)
+    assert result.outcome == "ok", result
