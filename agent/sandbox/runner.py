@@ -141,9 +141,19 @@ class Sandbox:
         """Which layers this sandbox runs with (and why any requested one is missing)."""
         return self.support.report
 
-    def run(self, code: str, methods: Mapping[str, Callable[..., Any]] | SkillServer) -> SandboxResult:
-        """Run one program to its end and say how it ended; the host is never disturbed by it."""
+    def run(
+        self, code: str, methods: Mapping[str, Callable[..., Any]] | SkillServer, *, wall_s: float | None = None
+    ) -> SandboxResult:
+        """Run one program to its end and say how it ended; the host is never disturbed by it.
+
+        The program's wall clock is `limits.wall_s`, or `wall_s` when that is shorter (what is left of
+        an episode's budget). Time inside skill calls counts: a skill cannot be interrupted, so a
+        program ends at the first message after its deadline, at most one skill call late.
+        """
         started = time.perf_counter()
+        wall = self.limits.wall_s if wall_s is None else min(self.limits.wall_s, wall_s)
+        if not wall > 0:
+            return self._result("timeout", started, message="no wall-clock time left for the program", kind="wall_clock")
         if self.support.subreaper:
             reap_orphans()  # bwrap's namespace init of the previous run may have become a zombie since
         server = methods if isinstance(methods, SkillServer) else SkillServer(
@@ -164,7 +174,7 @@ class Sandbox:
             self._end(child)
             child = self._spawn()
         try:
-            return self._run_in(child, code, server, started)
+            return self._run_in(child, code, server, started, wall)
         finally:
             self._end(child)
             if self.prestart:
@@ -288,7 +298,7 @@ class Sandbox:
         active["rlimits"] = bool(ready.get("rlimits"))
         return [name for name, on in active.items() if on]
 
-    def _run_in(self, child: _Child, code: str, server: SkillServer, started: float) -> SandboxResult:
+    def _run_in(self, child: _Child, code: str, server: SkillServer, started: float, wall: float) -> SandboxResult:
         layers: list[str] = []
         stdout: list[str] = []
         stdout_size = 0
@@ -297,18 +307,17 @@ class Sandbox:
             layers = self._active_layers(ready)
             order = protocol.notification(protocol.RUN, {"code": code, "methods": server.stub_signatures()})
             self._write(child, protocol.encode(order))
-            deadline = time.perf_counter() + self.limits.wall_s
+            deadline = time.perf_counter() + wall
+            late = SandboxFault("timeout", f"the program ran longer than {wall:g} s (time inside skills counts)", "wall_clock")
             while True:
                 while child.messages:
                     line = child.messages.pop(0)
                     msg = protocol.decode(line)
                     method = msg.get("method")
                     if "id" in msg:
-                        call_started = time.perf_counter()
-                        reply = server.handle_line(line)
-                        # Time inside a skill is the episode's budget, not the program's wall limit.
-                        deadline += time.perf_counter() - call_started
-                        self._write(child, reply)
+                        if time.perf_counter() > deadline:
+                            raise late  # no new skill call once the program's time is up
+                        self._write(child, server.handle_line(line))
                     elif method == protocol.STDOUT:
                         text = str((msg.get("params") or {}).get("text", ""))
                         stdout_size += len(text)
@@ -329,7 +338,7 @@ class Sandbox:
                     return self._died(child, started, stdout, server, layers)
                 remaining = deadline - time.perf_counter()
                 if remaining <= 0:
-                    raise SandboxFault("timeout", f"the program ran longer than {self.limits.wall_s:g} s", "wall_clock")
+                    raise late
                 self._read_some(child, remaining)
         except SandboxFault as fault:
             return self._result(
