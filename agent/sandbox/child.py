@@ -72,8 +72,9 @@ class Channel:
 class ChildRuntime:
     """Output capture, skill stubs and the program's end, for one program run."""
 
-    def __init__(self, channel: Channel, max_stdout: int, max_message: int) -> None:
+    def __init__(self, channel: Channel, max_stdout: int, max_message: int, token: str = "") -> None:
         self.channel = channel
+        self.token = token  # quoted in "done", so the parent knows the end report is the runtime's
         self.max_stdout = max_stdout
         self.max_message = max_message
         self.stdout_total = 0
@@ -156,7 +157,7 @@ class ChildRuntime:
             self.flush()
             self.channel.send(
                 protocol.notification(
-                    protocol.DONE, {"outcome": outcome, "message": message[:2000], "line": line, "kind": kind}
+                    protocol.DONE, {"outcome": outcome, "message": message[:2000], "line": line, "kind": kind, "token": self.token}
                 )
             )
         os._exit(0)
@@ -307,7 +308,9 @@ def main(config: dict[str, Any], leftover: bytes) -> NoReturn:
     if order.get("method") != protocol.RUN:
         os._exit(2)
     limits = config["limits"]
-    runtime = ChildRuntime(channel, int(limits["max_stdout_chars"]), int(limits["max_message_bytes"]))
+    runtime = ChildRuntime(
+        channel, int(limits["max_stdout_chars"]), int(limits["max_message_bytes"]), str(order["params"].get("token", ""))
+    )
     run_program(runtime, order["params"], config)
 
 

@@ -22,8 +22,28 @@ INTERNAL_ERROR = -32603
 SKILL_ERROR = -32000
 
 
+# Deepest nesting of arrays/objects a message may have. Skill arguments and results are records of
+# records at most a few levels deep; anything deeper is abuse (a 5,000-deep line would otherwise
+# reach recursive code on the host: pydantic, the episode record's JSON).
+MAX_DEPTH = 32
+
+
 class ProtocolError(ValueError):
     """A line that is not a well-formed message of this protocol."""
+
+
+def nesting_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether `value` nests lists/dicts deeper than `limit` (iterative: safe on any depth)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list | tuple) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list | tuple))
+    return False
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -37,8 +57,13 @@ def decode(line: bytes) -> dict[str, Any]:
         obj = json.loads(line)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError(f"not a JSON line: {exc}") from None
+    except RecursionError:
+        raise ProtocolError(f"message nested deeper than {MAX_DEPTH} levels") from None
     if not isinstance(obj, dict) or obj.get("jsonrpc") != "2.0":
         raise ProtocolError("not a JSON-RPC 2.0 object")
+    # Brackets counted in C first: a line with few of them cannot nest deeply, so most skip the walk.
+    if line.count(b"[") + line.count(b"{") > MAX_DEPTH and nesting_exceeds(obj):
+        raise ProtocolError(f"message nested deeper than {MAX_DEPTH} levels")
     return obj
 
 
