@@ -24,12 +24,18 @@ PROGRAM_FILENAME = "<program>"
 MESSAGE_LIMIT_SLACK = 256  # bytes of envelope around a call's params
 
 
-class Record(dict):  # type: ignore[type-arg]
+# What the program can hold of the child's own code: skill result records, SkillError and the skill
+# stubs. They are built from this source in a namespace of their own, so even their __globals__
+# (refused by the policy, and one formatter or exception route away from a program in the past)
+# hold no module of the child: no os, no sys, no channel. The stubs reach the pipe only through
+# the `forward` callable in their closure.
+PROGRAM_FACING_SOURCE = '''
+class Record(dict):
     """A skill result object: a dict whose keys also read as attributes (`r.position`)."""
 
     __slots__ = ()
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name):
         try:
             return self[name]
         except KeyError:
@@ -39,10 +45,45 @@ class Record(dict):  # type: ignore[type-arg]
 class SkillError(Exception):
     """Raised by a skill call that failed; `kind` says how (e.g. "grasp_failed"), `message` why."""
 
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, kind, message):
+        Exception.__init__(self, message)
         self.kind = kind
         self.message = message
+
+
+def make_stub(method, params, forward):
+    """A plain function named like the skill that forwards its arguments by parameter name."""
+
+    def stub(*args, **kwargs):
+        if len(args) > len(params):
+            raise TypeError(f"{method}() takes {len(params)} positional arguments but {len(args)} were given")
+        named = dict(zip(params, args))
+        for key, value in kwargs.items():
+            if key in named:
+                raise TypeError(f"{method}() got multiple values for argument {key!r}")
+            named[key] = value
+        return forward(method, named)
+
+    stub.__name__ = stub.__qualname__ = method
+    return stub
+'''
+
+
+def _program_facing() -> dict[str, Any]:
+    import builtins
+
+    allowed = ("dict", "len", "zip", "sorted", "Exception", "AttributeError", "KeyError", "TypeError")
+    table: dict[str, Any] = {name: getattr(builtins, name) for name in allowed}
+    table["__build_class__"] = builtins.__build_class__
+    namespace: dict[str, Any] = {"__builtins__": table, "__name__": "sandbox"}
+    exec(compile(PROGRAM_FACING_SOURCE, "<sandbox>", "exec"), namespace)
+    del table["__build_class__"]  # needed to define the two classes, never after
+    return namespace
+
+
+_FACING = _program_facing()
+Record: type[dict[str, Any]] = _FACING["Record"]
+SkillError: type[Exception] = _FACING["SkillError"]
 
 
 class Channel:
@@ -86,8 +127,17 @@ class ChildRuntime:
     # -- output ---------------------------------------------------------------------------------
     def print(self, *args: Any, sep: str | None = " ", end: str | None = "\n") -> None:
         """The program's print(): captured, capped, and sent to the parent in chunks."""
-        text = (" " if sep is None else str(sep)).join(str(a) for a in args) + ("\n" if end is None else str(end))
         room = self.max_stdout - self.stdout_total
+        separator = " " if sep is None else str(sep)
+        pieces: list[str] = []
+        size = 0
+        for i, arg in enumerate(args):  # stop converting once past the cap (print(*[1] * 10**7))
+            piece = str(arg) if i == 0 else separator + str(arg)
+            pieces.append(piece)
+            size += len(piece)
+            if size > room:
+                break
+        text = "".join(pieces) + ("\n" if end is None else str(end))
         if len(text) > room:
             self._queue(text[: max(room, 0)])
             self.finish("resource_limit", f"output exceeded the limit of {self.max_stdout} characters", None, None)
@@ -135,18 +185,7 @@ class ChildRuntime:
 
     def make_stub(self, method: str, params: list[str]) -> Callable[..., Any]:
         """A plain function named like the skill that forwards its arguments by parameter name."""
-
-        def stub(*args: Any, **kwargs: Any) -> Any:
-            if len(args) > len(params):
-                raise TypeError(f"{method}() takes {len(params)} positional arguments but {len(args)} were given")
-            named = dict(zip(params, args, strict=False))
-            for key, value in kwargs.items():
-                if key in named:
-                    raise TypeError(f"{method}() got multiple values for argument {key!r}")
-                named[key] = value
-            return self.call(method, named)
-
-        stub.__name__ = stub.__qualname__ = method
+        stub: Callable[..., Any] = _FACING["make_stub"](method, params, self.call)
         return stub
 
     # -- end ------------------------------------------------------------------------------------
@@ -282,7 +321,8 @@ def run_program(runtime: ChildRuntime, order: dict[str, Any], config: dict[str, 
     try:
         exec(compiled, scope)
     except SkillError as exc:
-        runtime.finish("skill_error", f"{exc.kind}: {exc.message}", program_line(exc), exc.kind)
+        kind, message = getattr(exc, "kind", "skill_error"), getattr(exc, "message", str(exc))
+        runtime.finish("skill_error", f"{kind}: {message}", program_line(exc), kind)
     except builtins_table.FormatFieldError as exc:
         runtime.finish("policy_violation", str(exc), program_line(exc), "policy_violation")
     except MemoryError as exc:

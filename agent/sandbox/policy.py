@@ -56,6 +56,8 @@ FORBIDDEN_ATTRIBUTES: frozenset[str] = frozenset(
 # checked formatter (see SAFE_FORMAT_NAME) and any other use of the attribute is refused.
 FORMAT_METHODS: frozenset[str] = frozenset({"format", "format_map"})
 SAFE_FORMAT_NAME = "_sandbox_format_call"
+# Called first in every `except E as name:` body: cuts the caught exception's links to live objects.
+SCRUB_NAME = "_sandbox_scrub"
 
 MAX_AST_NODES = 200_000
 
@@ -101,6 +103,15 @@ class _FormatRewriter(ast.NodeTransformer):
                 keywords=node.keywords,
             )
             return ast.copy_location(call, node)
+        return node
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
+        self.generic_visit(node)
+        if node.name is not None:
+            scrub = ast.Expr(
+                ast.Call(func=ast.Name(id=SCRUB_NAME, ctx=ast.Load()), args=[ast.Name(id=node.name, ctx=ast.Load())], keywords=[])
+            )
+            node.body.insert(0, ast.copy_location(scrub, node))
         return node
 
 

@@ -71,3 +71,40 @@ def test_restricted_builtins_lack_the_dangerous_names() -> None:
     for name in ("open", "eval", "exec", "__import__", "getattr", "type", "object", "compile", "vars", "globals"):
         assert name not in table
     assert table["math"].sqrt(4.0) == 2.0
+
+
+def test_unbound_str_format_is_checked_like_the_bound_call() -> None:
+    assert format_call(str, "format", "{0.real}", 3) == "3"
+    assert format_call(str, "format_map", "{a}", {"a": 1}) == "1"
+    for template in ("{0.__globals__}", "{0.gi_frame}", "{0.with_traceback}", "{0:{1.__class__}}"):
+        with pytest.raises(FormatFieldError):
+            format_call(str, "format", template, 1, 2)
+    with pytest.raises(TypeError, match="not a formatting method"):
+        format_call(int, "format", "{0.__class__}", 1)
+
+
+def test_a_failed_format_lookup_carries_no_object() -> None:
+    with pytest.raises(AttributeError) as info:
+        format_call("{0.real.nope}", "format", 3)
+    assert info.value.obj is None and info.value.__context__ is None
+
+
+def test_every_named_exception_handler_is_scrubbed_first() -> None:
+    import ast
+
+    from agent.sandbox.builtins_table import scrub_exception
+
+    tree = check_program("try:\n    pass\nexcept ValueError as e:\n    print(e)\nexcept KeyError:\n    pass\n")
+    handlers = [n for n in ast.walk(tree) if isinstance(n, ast.ExceptHandler)]
+    first = handlers[0].body[0]
+    assert isinstance(first, ast.Expr) and ast.unparse(first) == "_sandbox_scrub(e)"
+    assert ast.unparse(handlers[1].body[0]) == "pass"
+    try:
+        {}["x"]
+    except KeyError as inner:
+        try:
+            print((1).nope)  # type: ignore[attr-defined]
+        except AttributeError as exc:
+            scrub_exception(exc)
+            assert exc.obj is None and exc.__context__ is None and exc.__traceback__ is None
+            assert inner is not None

@@ -1,6 +1,7 @@
 # ruff: noqa
 # attack: global statement
 # expect: policy_violation
+# layer: ast_policy
 def f():
     global ping
     ping = None
