@@ -8,13 +8,14 @@ from __future__ import annotations
 import _string
 import builtins
 import contextlib
-import math
+import importlib
 import string
 import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agent.sandbox.policy import FORBIDDEN_ATTRIBUTES, is_allowed_identifier
+from agent.sandbox.modules import REVIEWED_MODULES
+from agent.sandbox.policy import FORBIDDEN_ATTRIBUTES, FORMAT_METHODS, is_allowed_identifier
 
 # Pure functions and types with no route to the interpreter's internals (given the AST policy that
 # forbids underscore attributes). Absent on purpose: type, object, getattr & co, open, exec, eval,
@@ -29,15 +30,61 @@ SAFE_BUILTIN_NAMES: tuple[str, ...] = (
     "StopIteration", "TypeError", "ValueError", "ZeroDivisionError", "MemoryError",
 )
 
-MATH_NAMES: tuple[str, ...] = (
-    "pi", "e", "tau", "inf", "nan", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
-    "hypot", "degrees", "radians", "floor", "ceil", "fabs", "isclose", "isfinite", "isnan", "exp", "log",
-    "log10", "copysign", "fmod", "dist", "prod",
-)
 
 
-class FormatFieldError(ValueError):
+def _namespaces() -> dict[str, types.SimpleNamespace]:
+    """One namespace per reviewed module with its listed names (those this interpreter has)."""
+    out = {}
+    for module, names in REVIEWED_MODULES.items():
+        real = importlib.import_module(module)  # before seccomp: the child builds these at load time
+        out[module] = types.SimpleNamespace(**{n: getattr(real, n) for n in names if hasattr(real, n)})
+    return out
+
+
+NAMESPACES = _namespaces()
+
+
+def import_call(module: str, *names: str) -> Any:
+    """What a program's reviewed import becomes: the module's namespace, or a tuple of its names."""
+    namespace = NAMESPACES.get(module)
+    if namespace is None:  # the policy refuses these first; a program without it gets the same answer
+        raise ImportError(f"import of {module!r} is not allowed; robot programs may import only {', '.join(sorted(NAMESPACES))}")
+    if not names:
+        return namespace
+    values = []
+    for name in names:
+        if name not in vars(namespace):
+            raise ImportError(f"cannot import name {name!r} from {module!r} in the sandbox")
+        values.append(vars(namespace)[name])
+    return tuple(values)
+
+
+class RefusedAttribute(ValueError):
+    """An attribute a program named at run time that the AST policy would refuse as `x.name`."""
+
+
+class FormatFieldError(RefusedAttribute):
     """A format field that reaches for a private attribute."""
+
+
+def attribute_allowed(name: object) -> bool:
+    """The AST policy's rule for `x.name`, for names that only exist at run time."""
+    return (
+        isinstance(name, str) and is_allowed_identifier(name) and name not in FORBIDDEN_ATTRIBUTES
+        and name not in FORMAT_METHODS  # a bound str.format taken as a value would skip the checks
+    )
+
+
+_MISSING = object()
+
+
+def checked_getattr(obj: Any, name: str, default: Any = _MISSING) -> Any:
+    """getattr() for programs: only the names they could have written as `obj.name`."""
+    if not attribute_allowed(name):
+        raise RefusedAttribute(f"getattr(..., {name!r}) is not allowed: use an attribute a program may name")
+    if default is _MISSING:
+        return getattr(obj, name)
+    return getattr(obj, name, default)
 
 
 class _CheckedFormatter(string.Formatter):
@@ -47,7 +94,7 @@ class _CheckedFormatter(string.Formatter):
     def get_field(self, field_name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
         _first, rest = _formatter_field_name_split(field_name)
         for is_attr, key in rest:
-            if is_attr and not (isinstance(key, str) and is_allowed_identifier(key) and key not in FORBIDDEN_ATTRIBUTES):
+            if is_attr and not attribute_allowed(key):
                 raise FormatFieldError(f"format field {field_name!r} names a forbidden attribute")
         return super().get_field(field_name, args, kwargs)
 
@@ -128,9 +175,12 @@ def make_builtins(
         table = dict(vars(builtins))
     else:
         table = {name: getattr(builtins, name) for name in SAFE_BUILTIN_NAMES}
-        table["math"] = types.SimpleNamespace(**{n: getattr(math, n) for n in MATH_NAMES})
+        table["math"] = NAMESPACES["math"]  # usable without an import, as the prompt has always said
     table["print"] = print_fn
     table["_sandbox_format_call"] = format_call
     table["_sandbox_scrub"] = scrub_exception
+    table["_sandbox_import"] = import_call
+    if not full:
+        table["getattr"] = checked_getattr
     table.update(extra)
     return table

@@ -7,6 +7,7 @@ Standard library only, plus pyseccomp from source handed over by the parent.
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
 import json
@@ -125,7 +126,7 @@ class ChildRuntime:
         self.finished = False
 
     # -- output ---------------------------------------------------------------------------------
-    def print(self, *args: Any, sep: str | None = " ", end: str | None = "\n") -> None:
+    def print(self, *args: Any, sep: str | None = " ", end: str | None = "\n", flush: bool = False) -> None:
         """The program's print(): captured, capped, and sent to the parent in chunks."""
         room = self.max_stdout - self.stdout_total
         separator = " " if sep is None else str(sep)
@@ -305,7 +306,8 @@ def run_program(runtime: ChildRuntime, order: dict[str, Any], config: dict[str, 
             tree: ast.Module = policy.check_program(code, PROGRAM_FILENAME)
         else:
             tree = ast.parse(code, PROGRAM_FILENAME)
-        compiled = compile(tree, PROGRAM_FILENAME, "exec")
+        # Postponed annotations: no annotation of the program is ever evaluated (`-> Pose` is fine).
+        compiled = compile(tree, PROGRAM_FILENAME, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
     except policy.PolicyViolation as exc:
         runtime.finish("policy_violation", exc.message, exc.line or None, "policy_violation")
     except SyntaxError as exc:
@@ -316,14 +318,14 @@ def run_program(runtime: ChildRuntime, order: dict[str, Any], config: dict[str, 
     stubs = {name: runtime.make_stub(name, params) for name, params in order["methods"].items()}
     extra = {"SkillError": SkillError, **stubs}
     program_builtins = builtins_table.make_builtins(runtime.print, extra, full=not layers["restricted_builtins"])
-    scope: dict[str, Any] = {"__builtins__": program_builtins, "__name__": "__program__", **stubs}
+    scope: dict[str, Any] = {"__builtins__": program_builtins, "__name__": "__main__", **stubs}
     ballast: bytearray | None = bytearray(1 << 20)  # freed on MemoryError so the report can be sent
     try:
         exec(compiled, scope)
     except SkillError as exc:
         kind, message = getattr(exc, "kind", "skill_error"), getattr(exc, "message", str(exc))
         runtime.finish("skill_error", f"{kind}: {message}", program_line(exc), kind)
-    except builtins_table.FormatFieldError as exc:
+    except builtins_table.RefusedAttribute as exc:
         runtime.finish("policy_violation", str(exc), program_line(exc), "policy_violation")
     except MemoryError as exc:
         ballast = None
@@ -361,3 +363,5 @@ def _warm_up() -> None:
     builtins_table.format_call("{x}", "format", x=math.pi)
     compile("x = 1", PROGRAM_FILENAME, "exec")
     str(ValueError("x"))
+    # Lazy imports inside the reviewed modules: Counter.most_common() imports heapq on first use.
+    builtins_table.NAMESPACES["collections"].Counter("aab").most_common(1)

@@ -34,6 +34,7 @@ from agent.sandbox.server import SandboxFault, SkillServer
 
 # Sources the child needs, in dependency order; the child builds them as modules from stdin.
 CHILD_MODULES = (
+    "agent.sandbox.modules",
     "agent.sandbox.policy",
     "agent.sandbox.protocol",
     "agent.sandbox.builtins_table",
