@@ -121,6 +121,11 @@ class SkillServer:
         except (ValueError, TypeError, RecursionError) as exc:  # NaN-free JSON is checked upstream; belt and braces
             log.error("reply to %s() could not be encoded: %s", request.get("method"), exc)
             raise SandboxFault("error", "a skill's reply could not be encoded", "internal_error", host_detail=str(exc)) from None
+        if "result" in reply and protocol.too_deep(line, reply["result"]):
+            record = self.calls[-1]
+            record.ok, record.result = False, None
+            message = f"{record.method}() returned a result nested deeper than {protocol.MAX_DEPTH} levels"
+            line = protocol.encode(self._too_deep(record, reply["id"], message))
         if len(line) > self.max_message_bytes:
             raise SandboxFault(
                 "resource_limit", f"the reply to {request.get('method')}() exceeds {self.max_message_bytes} bytes",
@@ -173,8 +178,6 @@ class SkillServer:
                 "error", f"skill {spec.name}() returned a value that cannot be sent to the program",
                 "internal_error", host_detail=str(exc),
             ) from None
-        if protocol.nesting_exceeds(payload):
-            return self._too_deep(record, call_id, too_deep)
         record.ok, record.result = True, payload
         return protocol.result(call_id, payload)
 

@@ -23,9 +23,31 @@ from evaluator.records import EpisodeRecord
 from jarvis_sim.backends.base import Backend, make_backend
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.suites import load_suite
-from tests.fakes.llm_servers import Fail, FakeAnthropicServer, FakeOpenAIServer, ScriptItem, Stall
+from tests.fakes.llm_servers import (
+    Fail,
+    FakeAnthropicServer,
+    FakeOpenAIServer,
+    ScriptItem,
+    Stall,
+    latency_from_env,
+)
 
-FAST = LLMOptions(timeout_s=5.0, max_attempts=3, retry_base_delay_s=0.01)
+# $JARVIS_FAKE_LLM_LATENCY runs every fake model of this module as slowly as a real one answers
+# (tests that set their own latency keep it); the client's timeout grows to match.
+PACE = latency_from_env()
+FAST = LLMOptions(
+    timeout_s=5.0 + sum(PACE.values()), max_attempts=3, retry_base_delay_s=0.01
+)
+
+
+def openai_fake(script: list[Any], **kw: Any) -> FakeOpenAIServer:
+    """The fake OpenAI-compatible server, paced by the environment unless told otherwise."""
+    return FakeOpenAIServer(script, **{**PACE, **kw})
+
+
+def anthropic_fake(script: list[Any], **kw: Any) -> FakeAnthropicServer:
+    """The fake Anthropic server, paced by the environment unless told otherwise."""
+    return FakeAnthropicServer(script, **{**PACE, **kw})
 CHEAP_PROGRAM = "PLAN: look first\n```python\nbricks = observe()\nprint('seen', len(bricks))\n```"
 
 
@@ -87,7 +109,7 @@ def test_reflection_repairs_broken_programs(tmp_path: Path, backend: Backend, ta
         wrap(program),
         "The structure matches the manual.\nDONE",
     ]
-    with FakeOpenAIServer(script) as server:
+    with openai_fake(script) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
         rec = run(task.id, cfg, tmp_path, backend)
         requests = server.requests
@@ -118,7 +140,7 @@ def test_reflection_repairs_broken_programs(tmp_path: Path, backend: Backend, ta
 def test_jittery_model_answers_keep_every_round(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     """Answers arriving after uneven delays: every program still runs in its round, none is lost."""
     script: list[ScriptItem] = [wrap("pick('p99')\n"), CHEAP_PROGRAM, CHEAP_PROGRAM, "DONE"]
-    with FakeOpenAIServer(script, latency_s=0.05, jitter_s=1.5, seed=3) as server:
+    with openai_fake(script, latency_s=0.05, jitter_s=1.5, seed=3) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
         rec = run(task.id, cfg, tmp_path, backend)
         delays = server.delays
@@ -133,7 +155,7 @@ def test_slow_model_rounds_run_their_programs(tmp_path: Path, backend: Backend, 
     15 s start-up deadline, so a deadline counted from the pre-started child's spawn loses round 0."""
     script: list[ScriptItem] = [CHEAP_PROGRAM, CHEAP_PROGRAM]
     slow = LLMOptions(timeout_s=60.0, max_attempts=1)
-    with FakeOpenAIServer(script, latency_s=16.0, jitter_s=6.0, seed=1) as server:
+    with openai_fake(script, latency_s=16.0, jitter_s=6.0, seed=1) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=slow)
         rec = run(task.id, cfg, tmp_path, backend, rounds=2)
         delays = server.delays
@@ -147,7 +169,7 @@ def test_slow_model_rounds_run_their_programs(tmp_path: Path, backend: Backend, 
 def test_correct_program_scores_like_the_oracle(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     """Non-reflective through the Anthropic protocol: the oracle's program scores what the oracle scores."""
     oracle = run(task.id, AgentConfig(name="oracle"), tmp_path / "oracle", backend)
-    with FakeAnthropicServer([wrap(oracle_program(task))]) as server:
+    with anthropic_fake([wrap(oracle_program(task))]) as server:
         cfg = AgentConfig(name="llm", model="anthropic:claude-test", llm=FAST.model_copy(update={"base_url": server.base_url}))
         rec = run(task.id, cfg, tmp_path / "llm", backend)
         body = server.requests[0].body
@@ -163,7 +185,7 @@ def test_correct_program_scores_like_the_oracle(tmp_path: Path, backend: Backend
 
 
 def test_garbage_answer_in_one_shot_mode_runs_nothing(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
-    with FakeOpenAIServer(["Sure! First the robot should look around, then build."]) as server:
+    with openai_fake(["Sure! First the robot should look around, then build."]) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="non_reflective", llm=FAST)
         rec = run(task.id, cfg, tmp_path, backend)
     assert rec.status == "done"
@@ -174,7 +196,7 @@ def test_garbage_answer_in_one_shot_mode_runs_nothing(tmp_path: Path, backend: B
 
 
 def test_timeout_fails_the_episode_cleanly(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
-    with FakeOpenAIServer([Stall(3.0, then=None)]) as server:
+    with openai_fake([Stall(3.0, then=None)]) as server:
         opts = LLMOptions(timeout_s=0.3, max_attempts=1)
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=opts)
         rec = run(task.id, cfg, tmp_path, backend)
@@ -186,7 +208,7 @@ def test_timeout_fails_the_episode_cleanly(tmp_path: Path, backend: Backend, tas
 def test_rate_limit_then_success_and_round_budget(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     """A 429 is retried inside one request; the closed loop stops at the round budget."""
     script: list[Any] = [Fail(429, "slow down", {"retry-after": "0"}), CHEAP_PROGRAM, CHEAP_PROGRAM, CHEAP_PROGRAM]
-    with FakeOpenAIServer(script) as server:
+    with openai_fake(script) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
         rec = run(task.id, cfg, tmp_path, backend, rounds=2)
         n_http = len(server.requests)
@@ -201,7 +223,7 @@ def test_reflection_rounds_with_experience(tmp_path: Path, backend: Backend, tas
     lessons = tmp_path / "lessons.md"
     lessons.write_text("---\nmodel: test\n---\n- Always observe() before pick().\n")
     script: list[ScriptItem] = [wrap("pick('p99')\n"), CHEAP_PROGRAM, "Nothing more can be done.\nDONE"]
-    with FakeAnthropicServer(script) as server:
+    with anthropic_fake(script) as server:
         cfg = AgentConfig(
             name="llm", model="anthropic:claude-test", mode="reflection_rounds", reflection_rounds=3,
             experience_file=str(lessons), observation="rgbd_3d", llm=FAST.model_copy(update={"base_url": server.base_url}),
@@ -220,7 +242,7 @@ def test_reflection_rounds_with_experience(tmp_path: Path, backend: Backend, tas
 
 
 def test_replay_agent_reproduces_a_recording(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
-    with FakeOpenAIServer([CHEAP_PROGRAM, "DONE"]) as server:
+    with openai_fake([CHEAP_PROGRAM, "DONE"]) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
         first = run(task.id, cfg, tmp_path / "live", backend)
     recording = tmp_path / "live" / "llm_responses.jsonl"
@@ -254,7 +276,7 @@ def _sum(body: dict[str, Any]) -> str:
 
 
 def test_question_items_through_the_llm_agent(tmp_path: Path) -> None:
-    with FakeOpenAIServer([Fail(429, "busy", {"retry-after": "0"}), _sum, "Answer: -1"]) as server:
+    with openai_fake([Fail(429, "busy", {"retry-after": "0"}), _sum, "Answer: -1"]) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), llm=FAST)
         right = run("quiz/3", cfg, tmp_path / "a")
         wrong = run("quiz/4", cfg, tmp_path / "b")
@@ -268,7 +290,7 @@ def test_question_items_through_the_llm_agent(tmp_path: Path) -> None:
 
 
 def test_question_timeout_becomes_a_failed_record(tmp_path: Path) -> None:
-    with FakeOpenAIServer([Stall(3.0)]) as server:
+    with openai_fake([Stall(3.0)]) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), llm=LLMOptions(timeout_s=0.3, max_attempts=1))
         rec = run("quiz/1", cfg, tmp_path)
     assert rec.status == "failed" and rec.error is not None and "timed out" in rec.error
@@ -284,7 +306,7 @@ def test_replay_agent_answers_questions_from_jsonl(tmp_path: Path) -> None:
 def test_generic_library_gets_calibration_and_captured_images(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     """The generic API's capture_images() output is shown in the next prompt; the camera is calibrated."""
     program = "```python\nnames = capture_images()\nprint(names['rgb'])\nprint(round(get_ee_pose().z_mm))\n```"
-    with FakeOpenAIServer([program, "DONE"]) as server:
+    with openai_fake([program, "DONE"]) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", library="generic", llm=FAST)
         rec = run(task.id, cfg, tmp_path, backend)
         second = server.requests[1].body["messages"]

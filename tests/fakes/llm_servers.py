@@ -57,6 +57,26 @@ class Stall:
 
 ScriptItem = Reply | Fail | Stall | str | Callable[[dict[str, Any]], Any]
 
+LATENCY_ENV = "JARVIS_FAKE_LLM_LATENCY"
+
+
+def latency_from_env() -> dict[str, float]:
+    """Latency settings from $JARVIS_FAKE_LLM_LATENCY ("BASE" or "BASE:JITTER", seconds), or none.
+
+    Lets a whole module of fake-model tests run as slow as a real model answers, e.g.
+    `JARVIS_FAKE_LLM_LATENCY=20:5 pytest tests/agent/test_llm_agent.py`.
+    """
+    import os
+
+    raw = os.environ.get(LATENCY_ENV, "").strip()
+    if not raw:
+        return {}
+    base, _, jitter = raw.partition(":")
+    try:
+        return {"latency_s": float(base), "jitter_s": float(jitter or 0.0)}
+    except ValueError:
+        raise ValueError(f"${LATENCY_ENV} must be 'BASE' or 'BASE:JITTER' in seconds, got {raw!r}") from None
+
 
 @dataclass(frozen=True)
 class ReceivedRequest:

@@ -121,18 +121,16 @@ def _nested(depth: int) -> list[object]:
     return out
 
 
-def deep() -> list[object]:
-    """A skill with a bug: a result nested far too deep."""
-    return _nested(5000)
-
-
-def test_a_deeply_nested_skill_result_is_a_typed_error_the_program_can_catch() -> None:
+@pytest.mark.parametrize("depth", [40, 5000], ids=["past_the_protocol_limit", "past_pydantic_limit"])
+def test_a_deeply_nested_skill_result_is_a_typed_error_the_program_can_catch(depth: int) -> None:
     code = "try:\n    deep()\nexcept SkillError as e:\n    print(e.kind)\nprint(ping('after').length)\n"
     with Sandbox(TEST_LIMITS) as sb:
-        result = sb.run(code, {**METHODS, "deep": deep})
+        result = sb.run(code, {**METHODS, "deep": lambda: _nested(depth)})
     assert result.outcome == "ok", result
     assert result.stdout == "result_too_deep\n5\n"
-    assert result.calls[0].error_kind == "result_too_deep"
+    assert result.calls[0].error_kind == "result_too_deep" and not result.calls[0].ok
+    shallow = Sandbox(TEST_LIMITS, prestart=False).run("print(len(deep()))", {"deep": lambda: _nested(30)})
+    assert shallow.outcome == "ok" and shallow.stdout == "1\n", shallow
 
 
 def test_what_the_program_holds_reaches_no_module_of_the_child(raw: Sandbox) -> None:
