@@ -165,6 +165,31 @@ def test_slow_model_rounds_run_their_programs(tmp_path: Path, backend: Backend, 
     assert all("seen 2" in r.stdout for r in rec.rounds)
 
 
+@pytest.mark.timeout(120)
+def test_skill_time_counts_toward_the_program_wall_clock(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """program_wall_s 3 s and a program that only calls skills: it is stopped near 3 s, not at the
+    skill-call budget, because time inside observe() counts."""
+    with openai_fake([wrap("while True:\n    observe()\n")]) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="non_reflective", llm=FAST)
+        rec = run(task.id, cfg, tmp_path, backend, program_wall_s=3.0, skill_calls=100_000)
+    (round_,) = rec.rounds
+    assert round_.outcome == "timeout", round_.feedback
+    longest = max(c.wall_s for c in round_.skill_calls)
+    assert len(round_.skill_calls) >= 1
+    assert sum(c.wall_s for c in round_.skill_calls) < 3.0 + longest + 0.5
+
+
+@pytest.mark.timeout(120)
+def test_a_program_never_outlives_the_episode_wall_budget(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """The episode has 8 s in all; its program's own limit (120 s) does not let it run past them."""
+    with openai_fake([wrap("while True:\n    pass\n")]) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="non_reflective", llm=FAST)
+        rec = run(task.id, cfg, tmp_path, backend, wall_s=8.0 + sum(PACE.values()), program_wall_s=120.0)
+    (round_,) = rec.rounds
+    assert round_.outcome == "timeout", round_.feedback
+    assert rec.timings.wall_s < 8.0 + sum(PACE.values()) + 6.0  # scoring and the last render come after
+
+
 @pytest.mark.slow
 def test_correct_program_scores_like_the_oracle(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     """Non-reflective through the Anthropic protocol: the oracle's program scores what the oracle scores."""
