@@ -67,6 +67,15 @@ def make_stub(method, params, forward):
 
     stub.__name__ = stub.__qualname__ = method
     return stub
+
+
+def make_print(forward):
+    """The program's print(), forwarding to the runtime's capture."""
+
+    def print(*args, sep=" ", end="\\n", flush=False):
+        forward(*args, sep=sep, end=end)
+
+    return print
 '''
 
 
@@ -317,7 +326,8 @@ def run_program(runtime: ChildRuntime, order: dict[str, Any], config: dict[str, 
 
     stubs = {name: runtime.make_stub(name, params) for name, params in order["methods"].items()}
     extra = {"SkillError": SkillError, **stubs}
-    program_builtins = builtins_table.make_builtins(runtime.print, extra, full=not layers["restricted_builtins"])
+    program_print = _FACING["make_print"](runtime.print)
+    program_builtins = builtins_table.make_builtins(program_print, extra, full=not layers["restricted_builtins"])
     scope: dict[str, Any] = {"__builtins__": program_builtins, "__name__": "__main__", **stubs}
     ballast: bytearray | None = bytearray(1 << 20)  # freed on MemoryError so the report can be sent
     try:

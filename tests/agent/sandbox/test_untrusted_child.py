@@ -134,18 +134,19 @@ def test_a_deeply_nested_skill_result_is_a_typed_error_the_program_can_catch(dep
 
 
 def test_what_the_program_holds_reaches_no_module_of_the_child(raw: Sandbox) -> None:
-    """Skill stubs, SkillError and result records live in a namespace of their own: past the Python
+    """Skill stubs, print, SkillError and result records live in a namespace of their own: past the Python
     layer, their __globals__ hold no os, sys or channel, and their builtins no __import__."""
     code = (
         "import types\n"
-        "for g in (ping.__globals__, SkillError.__init__.__globals__, type(ping('x')).__getattr__.__globals__):\n"
+        "for g in (ping.__globals__, SkillError.__init__.__globals__, type(ping('x')).__getattr__.__globals__,\n"
+        "          print.__globals__):\n"
         "    mods = [k for k, v in g.items() if isinstance(v, types.ModuleType)]\n"
         "    print(sorted(g['__builtins__']), mods, '__import__' in g['__builtins__'])\n"
     )
     result = raw.run(code, METHODS)
     assert result.outcome == "ok", result
     lines = result.stdout.splitlines()
-    assert len(lines) == 3
+    assert len(lines) == 4
     for line in lines:
         assert line.endswith("[] False"), line
         assert "open" not in line and "exec" not in line
