@@ -116,8 +116,11 @@ class AssemblyEpisode:
                 previous(call)
 
         self.ctx.on_call = on_call
+        # A program gets its own wall limit, but never more than what is left of the episode's.
+        budget = self.job.budget
+        left = budget.wall_s - (t0 - self.t0)
         try:
-            result = self.sandbox.run(code, server)
+            result = self.sandbox.run(code, server, wall_s=min(budget.program_wall_s, left))
         finally:
             self.ctx.on_call = previous
         calls = self.ctx.calls[first_call:]

@@ -7,6 +7,7 @@ Standard library only, plus pyseccomp from source handed over by the parent.
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
 import json
@@ -24,12 +25,18 @@ PROGRAM_FILENAME = "<program>"
 MESSAGE_LIMIT_SLACK = 256  # bytes of envelope around a call's params
 
 
-class Record(dict):  # type: ignore[type-arg]
+# What the program can hold of the child's own code: skill result records, SkillError and the skill
+# stubs. They are built from this source in a namespace of their own, so even their __globals__
+# (refused by the policy, and one formatter or exception route away from a program in the past)
+# hold no module of the child: no os, no sys, no channel. The stubs reach the pipe only through
+# the `forward` callable in their closure.
+PROGRAM_FACING_SOURCE = '''
+class Record(dict):
     """A skill result object: a dict whose keys also read as attributes (`r.position`)."""
 
     __slots__ = ()
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name):
         try:
             return self[name]
         except KeyError:
@@ -39,10 +46,54 @@ class Record(dict):  # type: ignore[type-arg]
 class SkillError(Exception):
     """Raised by a skill call that failed; `kind` says how (e.g. "grasp_failed"), `message` why."""
 
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, kind, message):
+        Exception.__init__(self, message)
         self.kind = kind
         self.message = message
+
+
+def make_stub(method, params, forward):
+    """A plain function named like the skill that forwards its arguments by parameter name."""
+
+    def stub(*args, **kwargs):
+        if len(args) > len(params):
+            raise TypeError(f"{method}() takes {len(params)} positional arguments but {len(args)} were given")
+        named = dict(zip(params, args))
+        for key, value in kwargs.items():
+            if key in named:
+                raise TypeError(f"{method}() got multiple values for argument {key!r}")
+            named[key] = value
+        return forward(method, named)
+
+    stub.__name__ = stub.__qualname__ = method
+    return stub
+
+
+def make_print(forward):
+    """The program's print(), forwarding to the runtime's capture."""
+
+    def print(*args, sep=" ", end="\\n", flush=False):
+        forward(*args, sep=sep, end=end)
+
+    return print
+'''
+
+
+def _program_facing() -> dict[str, Any]:
+    import builtins
+
+    allowed = ("dict", "len", "zip", "sorted", "Exception", "AttributeError", "KeyError", "TypeError")
+    table: dict[str, Any] = {name: getattr(builtins, name) for name in allowed}
+    table["__build_class__"] = builtins.__build_class__
+    namespace: dict[str, Any] = {"__builtins__": table, "__name__": "sandbox"}
+    exec(compile(PROGRAM_FACING_SOURCE, "<sandbox>", "exec"), namespace)
+    del table["__build_class__"]  # needed to define the two classes, never after
+    return namespace
+
+
+_FACING = _program_facing()
+Record: type[dict[str, Any]] = _FACING["Record"]
+SkillError: type[Exception] = _FACING["SkillError"]
 
 
 class Channel:
@@ -66,14 +117,15 @@ class Channel:
                 os._exit(0)
             self._buf += chunk
         line, _, self._buf = self._buf.partition(b"\n")
-        return protocol.decode(line)
+        return protocol.decode(line, check_depth=False)  # the parent checked what it sends
 
 
 class ChildRuntime:
     """Output capture, skill stubs and the program's end, for one program run."""
 
-    def __init__(self, channel: Channel, max_stdout: int, max_message: int) -> None:
+    def __init__(self, channel: Channel, max_stdout: int, max_message: int, token: str = "") -> None:
         self.channel = channel
+        self.token = token  # quoted in "done", so the parent knows the end report is the runtime's
         self.max_stdout = max_stdout
         self.max_message = max_message
         self.stdout_total = 0
@@ -83,10 +135,19 @@ class ChildRuntime:
         self.finished = False
 
     # -- output ---------------------------------------------------------------------------------
-    def print(self, *args: Any, sep: str | None = " ", end: str | None = "\n") -> None:
+    def print(self, *args: Any, sep: str | None = " ", end: str | None = "\n", flush: bool = False) -> None:
         """The program's print(): captured, capped, and sent to the parent in chunks."""
-        text = (" " if sep is None else str(sep)).join(str(a) for a in args) + ("\n" if end is None else str(end))
         room = self.max_stdout - self.stdout_total
+        separator = " " if sep is None else str(sep)
+        pieces: list[str] = []
+        size = 0
+        for i, arg in enumerate(args):  # stop converting once past the cap (print(*[1] * 10**7))
+            piece = str(arg) if i == 0 else separator + str(arg)
+            pieces.append(piece)
+            size += len(piece)
+            if size > room:
+                break
+        text = "".join(pieces) + ("\n" if end is None else str(end))
         if len(text) > room:
             self._queue(text[: max(room, 0)])
             self.finish("resource_limit", f"output exceeded the limit of {self.max_stdout} characters", None, None)
@@ -134,18 +195,7 @@ class ChildRuntime:
 
     def make_stub(self, method: str, params: list[str]) -> Callable[..., Any]:
         """A plain function named like the skill that forwards its arguments by parameter name."""
-
-        def stub(*args: Any, **kwargs: Any) -> Any:
-            if len(args) > len(params):
-                raise TypeError(f"{method}() takes {len(params)} positional arguments but {len(args)} were given")
-            named = dict(zip(params, args, strict=False))
-            for key, value in kwargs.items():
-                if key in named:
-                    raise TypeError(f"{method}() got multiple values for argument {key!r}")
-                named[key] = value
-            return self.call(method, named)
-
-        stub.__name__ = stub.__qualname__ = method
+        stub: Callable[..., Any] = _FACING["make_stub"](method, params, self.call)
         return stub
 
     # -- end ------------------------------------------------------------------------------------
@@ -156,7 +206,7 @@ class ChildRuntime:
             self.flush()
             self.channel.send(
                 protocol.notification(
-                    protocol.DONE, {"outcome": outcome, "message": message[:2000], "line": line, "kind": kind}
+                    protocol.DONE, {"outcome": outcome, "message": message[:2000], "line": line, "kind": kind, "token": self.token}
                 )
             )
         os._exit(0)
@@ -265,7 +315,8 @@ def run_program(runtime: ChildRuntime, order: dict[str, Any], config: dict[str, 
             tree: ast.Module = policy.check_program(code, PROGRAM_FILENAME)
         else:
             tree = ast.parse(code, PROGRAM_FILENAME)
-        compiled = compile(tree, PROGRAM_FILENAME, "exec")
+        # Postponed annotations: no annotation of the program is ever evaluated (`-> Pose` is fine).
+        compiled = compile(tree, PROGRAM_FILENAME, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
     except policy.PolicyViolation as exc:
         runtime.finish("policy_violation", exc.message, exc.line or None, "policy_violation")
     except SyntaxError as exc:
@@ -275,14 +326,16 @@ def run_program(runtime: ChildRuntime, order: dict[str, Any], config: dict[str, 
 
     stubs = {name: runtime.make_stub(name, params) for name, params in order["methods"].items()}
     extra = {"SkillError": SkillError, **stubs}
-    program_builtins = builtins_table.make_builtins(runtime.print, extra, full=not layers["restricted_builtins"])
-    scope: dict[str, Any] = {"__builtins__": program_builtins, "__name__": "__program__", **stubs}
+    program_print = _FACING["make_print"](runtime.print)
+    program_builtins = builtins_table.make_builtins(program_print, extra, full=not layers["restricted_builtins"])
+    scope: dict[str, Any] = {"__builtins__": program_builtins, "__name__": "__main__", **stubs}
     ballast: bytearray | None = bytearray(1 << 20)  # freed on MemoryError so the report can be sent
     try:
         exec(compiled, scope)
     except SkillError as exc:
-        runtime.finish("skill_error", f"{exc.kind}: {exc.message}", program_line(exc), exc.kind)
-    except builtins_table.FormatFieldError as exc:
+        kind, message = getattr(exc, "kind", "skill_error"), getattr(exc, "message", str(exc))
+        runtime.finish("skill_error", f"{kind}: {message}", program_line(exc), kind)
+    except builtins_table.RefusedAttribute as exc:
         runtime.finish("policy_violation", str(exc), program_line(exc), "policy_violation")
     except MemoryError as exc:
         ballast = None
@@ -307,7 +360,9 @@ def main(config: dict[str, Any], leftover: bytes) -> NoReturn:
     if order.get("method") != protocol.RUN:
         os._exit(2)
     limits = config["limits"]
-    runtime = ChildRuntime(channel, int(limits["max_stdout_chars"]), int(limits["max_message_bytes"]))
+    runtime = ChildRuntime(
+        channel, int(limits["max_stdout_chars"]), int(limits["max_message_bytes"]), str(order["params"].get("token", ""))
+    )
     run_program(runtime, order["params"], config)
 
 
@@ -318,3 +373,5 @@ def _warm_up() -> None:
     builtins_table.format_call("{x}", "format", x=math.pi)
     compile("x = 1", PROGRAM_FILENAME, "exec")
     str(ValueError("x"))
+    # Lazy imports inside the reviewed modules: Counter.most_common() imports heapq on first use.
+    builtins_table.NAMESPACES["collections"].Counter("aab").most_common(1)

@@ -30,7 +30,7 @@ LAYER_NAMES = (
     "rlimits", "wall_clock_kill", "subreaper",
 )
 # Modules the child imports before confining itself; an interpreter lacking one cannot host it.
-CHILD_IMPORTS = "import ast, ctypes, ctypes.util, json, math, resource, string, types"
+CHILD_IMPORTS = "import ast, collections, ctypes, ctypes.util, functools, itertools, json, math, resource, string, time, types, typing"
 
 
 class LayerReport(BaseModel):

@@ -10,7 +10,7 @@ class SandboxLimits(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    wall_s: float = Field(default=30.0, gt=0, description="Wall-clock seconds the program may run, not counting time spent inside skill calls.")
+    wall_s: float = Field(default=30.0, gt=0, description="Wall-clock seconds the program may run, time inside skill calls included.")
     cpu_s: int = Field(default=30, ge=1, description="CPU seconds (RLIMIT_CPU); the hard limit is one more.")
     memory_bytes: int = Field(default=1 << 30, ge=64 << 20, description="Address space of the child (RLIMIT_AS).")
     max_open_files: int = Field(default=16, ge=4, description="RLIMIT_NOFILE of the child.")
@@ -19,7 +19,7 @@ class SandboxLimits(BaseModel):
     max_stdout_chars: int = Field(default=64 * 1024, ge=0, description="Characters of printed output kept.")
     max_code_bytes: int = Field(default=256 * 1024, ge=1, description="Largest program source accepted.")
     max_recursion: int = Field(default=400, ge=50, description="Python recursion limit in the child.")
-    startup_s: float = Field(default=15.0, gt=0, description="Seconds the child may take to become ready.")
+    startup_s: float = Field(default=15.0, gt=0, description="Seconds a child may take from spawn to ready; a ready child then waits for its program indefinitely.")
 
 
 class SandboxLayers(BaseModel):

@@ -10,8 +10,12 @@ from __future__ import annotations
 import ast
 import unicodedata
 
-# Statement and expression nodes a robot program needs; anything else (import, class, async,
-# global/nonlocal, yield, match, try/except*, with) is rejected by omission.
+from agent.sandbox.modules import FUTURE_FEATURES, REVIEWED_MODULES, reviewed_names
+
+# Statement and expression nodes a robot program needs; anything else (class, async,
+# yield, match, try/except*, with) is rejected by omission. global/nonlocal only rebind the
+# program's own names, and are checked like any other name. Imports are allowed
+# for the reviewed modules only (see modules.py) and rewritten into calls that bind their names.
 ALLOWED_NODES: frozenset[type[ast.AST]] = frozenset(
     {
         ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While, ast.If,
@@ -20,7 +24,8 @@ ALLOWED_NODES: frozenset[type[ast.AST]] = frozenset(
         ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Dict, ast.Set, ast.List, ast.Tuple,
         ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.comprehension, ast.Compare,
         ast.Call, ast.Constant, ast.Attribute, ast.Subscript, ast.Starred, ast.Name, ast.Slice,
-        ast.JoinedStr, ast.FormattedValue, ast.NamedExpr,
+        ast.JoinedStr, ast.FormattedValue, ast.NamedExpr, ast.Import, ast.ImportFrom, ast.alias,
+        ast.Global, ast.Nonlocal,
         ast.Load, ast.Store, ast.Del,
         ast.And, ast.Or, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
         ast.LShift, ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd, ast.MatMult,
@@ -33,7 +38,7 @@ ALLOWED_NODES: frozenset[type[ast.AST]] = frozenset(
 # rejecting them here gives the agent a clear message instead of a NameError.
 FORBIDDEN_NAMES: frozenset[str] = frozenset(
     {
-        "exec", "eval", "compile", "open", "getattr", "setattr", "delattr", "vars", "globals",
+        "exec", "eval", "compile", "open", "setattr", "delattr", "vars", "globals",
         "locals", "dir", "breakpoint", "input", "help", "memoryview", "type", "object", "super",
         "classmethod", "staticmethod", "property", "exit", "quit", "copyright", "credits", "license",
         "id", "issubclass", "bytearray", "reload", "importlib", "sys", "os", "builtins",
@@ -56,6 +61,15 @@ FORBIDDEN_ATTRIBUTES: frozenset[str] = frozenset(
 # checked formatter (see SAFE_FORMAT_NAME) and any other use of the attribute is refused.
 FORMAT_METHODS: frozenset[str] = frozenset({"format", "format_map"})
 SAFE_FORMAT_NAME = "_sandbox_format_call"
+# Called first in every `except E as name:` body: cuts the caught exception's links to live objects.
+SCRUB_NAME = "_sandbox_scrub"
+# `import math` becomes `math = _sandbox_import("math")`; `from math import pi` becomes
+# `(pi,) = _sandbox_import("math", "pi")`.
+IMPORT_NAME = "_sandbox_import"
+# The throwaway name: `for _ in range(3)`, `q, _ = divmod(a, b)`. It names no internal.
+THROWAWAY = "_"
+# The one dunder a program may read: models end with `if __name__ == "__main__": main()`.
+PROGRAM_NAME_VARIABLE = "__name__"
 
 MAX_AST_NODES = 200_000
 
@@ -82,6 +96,8 @@ def _check_identifier(name: str | None, node: ast.AST, what: str, binds_name: bo
     """Reject private names everywhere, and forbidden builtins where the identifier is a variable."""
     if name is None:
         return
+    if binds_name and name == THROWAWAY:
+        return
     if not is_allowed_identifier(name):
         raise PolicyViolation(f"{what} {name!r} is not allowed: names starting with '_' are reserved", _line(node))
     if binds_name and name in FORBIDDEN_NAMES:
@@ -103,12 +119,90 @@ class _FormatRewriter(ast.NodeTransformer):
             return ast.copy_location(call, node)
         return node
 
+    def visit_Import(self, node: ast.Import) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for alias in node.names:
+            call = _import_call(alias.name, [])
+            target = ast.Name(id=alias.asname or alias.name, ctx=ast.Store())
+            out.append(ast.copy_location(ast.Assign(targets=[target], value=call), node))
+        return out
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.stmt:
+        if node.module == "__future__":
+            return ast.copy_location(ast.Pass(), node)  # programs are compiled with postponed annotations
+        module = node.module or ""
+        names = [a.name for a in node.names]
+        if names == ["*"]:
+            names = list(REVIEWED_MODULES[module])
+            bound = names
+        else:
+            bound = [a.asname or a.name for a in node.names]
+        target = ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store()) for n in bound], ctx=ast.Store())
+        return ast.copy_location(ast.Assign(targets=[target], value=_import_call(module, names)), node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
+        self.generic_visit(node)
+        if node.name is not None:
+            scrub = ast.Expr(
+                ast.Call(func=ast.Name(id=SCRUB_NAME, ctx=ast.Load()), args=[ast.Name(id=node.name, ctx=ast.Load())], keywords=[])
+            )
+            node.body.insert(0, ast.copy_location(scrub, node))
+        return node
+
+
+def _import_call(module: str, names: list[str]) -> ast.Call:
+    args: list[ast.expr] = [ast.Constant(module), *(ast.Constant(n) for n in names)]
+    return ast.Call(func=ast.Name(id=IMPORT_NAME, ctx=ast.Load()), args=args, keywords=[])
+
+
+def _reviewed() -> str:
+    return ", ".join(sorted(REVIEWED_MODULES))
+
+
+def _check_import(node: ast.Import | ast.ImportFrom) -> None:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name not in REVIEWED_MODULES:
+                raise PolicyViolation(
+                    f"import of {alias.name!r} is not allowed; robot programs may import only {_reviewed()}", _line(node)
+                )
+            _check_identifier(alias.asname, node, "import alias")
+        return
+    if node.level:
+        raise PolicyViolation("relative imports are not allowed in robot programs", _line(node))
+    if node.module == "__future__":
+        for alias in node.names:
+            if alias.name not in FUTURE_FEATURES:
+                raise PolicyViolation(f"'from __future__ import {alias.name}' is not allowed", _line(node))
+        return
+    module = node.module or ""
+    allowed = reviewed_names(module)
+    if allowed is None:
+        raise PolicyViolation(
+            f"import from {module!r} is not allowed; robot programs may import only {_reviewed()}", _line(node)
+        )
+    for alias in node.names:
+        if alias.name != "*" and alias.name not in allowed:
+            raise PolicyViolation(f"{module}.{alias.name} is not available in robot programs", _line(node))
+        _check_identifier(alias.asname, node, "import alias")
+        if alias.asname is None and alias.name != "*":
+            _check_identifier(alias.name, node, "imported name")
+
 
 def _check_node(node: ast.AST, format_calls: set[int]) -> None:
     kind = type(node)
     if kind not in ALLOWED_NODES:
         raise PolicyViolation(f"{_describe(node)} is not allowed in robot programs", _line(node))
-    if isinstance(node, ast.Name):
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        _check_import(node)
+    elif isinstance(node, ast.alias):
+        return  # checked with its import statement
+    elif isinstance(node, ast.Global | ast.Nonlocal):
+        for name in node.names:
+            _check_identifier(name, node, "name")
+    elif isinstance(node, ast.Name):
+        if node.id == PROGRAM_NAME_VARIABLE and isinstance(node.ctx, ast.Load):
+            return  # `if __name__ == "__main__":`, read only: the program's scope says "__main__"
         _check_identifier(node.id, node, "name")
     elif isinstance(node, ast.Attribute):
         _check_identifier(node.attr, node, "attribute", binds_name=False)

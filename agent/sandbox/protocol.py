@@ -22,8 +22,42 @@ INTERNAL_ERROR = -32603
 SKILL_ERROR = -32000
 
 
+# Deepest nesting of arrays/objects a message may have. Skill arguments and results are records of
+# records at most a few levels deep; anything deeper is abuse (a 5,000-deep line would otherwise
+# reach recursive code on the host: pydantic, the episode record's JSON).
+MAX_DEPTH = 32
+
+
 class ProtocolError(ValueError):
     """A line that is not a well-formed message of this protocol."""
+
+
+def nesting_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON data `value` nests lists/dicts deeper than `limit` (level by level: safe on any depth)."""
+    level = [value]
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        below = []
+        for item in level:
+            kind = type(item)
+            if kind is not dict and kind is not list and kind is not tuple:
+                continue
+            for child in item.values() if kind is dict else item:
+                below.append(child)
+        level = [c for c in below if type(c) in _CONTAINERS]
+    return False
+
+
+_CONTAINERS = (dict, list, tuple)
+
+
+def too_deep(line: bytes, value: Any) -> bool:
+    """`nesting_exceeds` for data whose encoded line is at hand: brackets are counted in C first, and a
+    line with few of them cannot nest deeply, so most messages skip the walk."""
+    return line.count(b"[") + line.count(b"{") > MAX_DEPTH and nesting_exceeds(value)
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -31,14 +65,22 @@ def encode(message: dict[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
 
 
-def decode(line: bytes) -> dict[str, Any]:
-    """Parse one line into a message object; raise ProtocolError naming what was wrong."""
+def decode(line: bytes, *, check_depth: bool = True) -> dict[str, Any]:
+    """Parse one line into a message object; raise ProtocolError naming what was wrong.
+
+    `check_depth=False` for lines from a trusted sender (the child reading its parent's replies,
+    whose results the parent has checked already).
+    """
     try:
         obj = json.loads(line)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError(f"not a JSON line: {exc}") from None
+    except RecursionError:
+        raise ProtocolError(f"message nested deeper than {MAX_DEPTH} levels") from None
     if not isinstance(obj, dict) or obj.get("jsonrpc") != "2.0":
         raise ProtocolError("not a JSON-RPC 2.0 object")
+    if check_depth and too_deep(line, obj):
+        raise ProtocolError(f"message nested deeper than {MAX_DEPTH} levels")
     return obj
 
 

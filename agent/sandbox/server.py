@@ -108,11 +108,30 @@ class SkillServer:
             request = protocol.decode(line)
         except protocol.ProtocolError as exc:
             raise SandboxFault("policy_violation", f"malformed message from the sandbox: {exc}", "protocol") from None
+        return self.answer(request)
+
+    def answer(self, request: dict[str, Any]) -> bytes:
+        """The reply line to one decoded request; raise SandboxFault when the program must stop."""
         reply = self.handle(request)
         reason = self.pause_after() if self.pause_after is not None else None
         if reason:
             raise SandboxFault("paused", reason, "paused")
-        return protocol.encode(reply)
+        try:
+            line = protocol.encode(reply)
+        except (ValueError, TypeError, RecursionError) as exc:  # NaN-free JSON is checked upstream; belt and braces
+            log.error("reply to %s() could not be encoded: %s", request.get("method"), exc)
+            raise SandboxFault("error", "a skill's reply could not be encoded", "internal_error", host_detail=str(exc)) from None
+        if "result" in reply and protocol.too_deep(line, reply["result"]):
+            record = self.calls[-1]
+            record.ok, record.result = False, None
+            message = f"{record.method}() returned a result nested deeper than {protocol.MAX_DEPTH} levels"
+            line = protocol.encode(self._too_deep(record, reply["id"], message))
+        if len(line) > self.max_message_bytes:
+            raise SandboxFault(
+                "resource_limit", f"the reply to {request.get('method')}() exceeds {self.max_message_bytes} bytes",
+                "message_size",
+            )
+        return line
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         """Answer one decoded JSON-RPC request; raise SandboxFault when the program must stop."""
@@ -148,15 +167,26 @@ class SkillServer:
             record.error_kind, record.error_message = kind, str(exc)
             return protocol.error(call_id, protocol.SKILL_ERROR, str(exc), kind)
         record.duration_s = time.perf_counter() - started
+        too_deep = f"{spec.name}() returned a result nested deeper than {protocol.MAX_DEPTH} levels"
         try:
             payload = to_jsonable_python(value)
-        except PydanticSerializationError as exc:
+        except (PydanticSerializationError, ValueError, RecursionError) as exc:
+            # pydantic-core reports its own depth cap as a bare ValueError
+            if isinstance(exc, RecursionError) or "depth" in str(exc):
+                return self._too_deep(record, call_id, too_deep)
             raise SandboxFault(
                 "error", f"skill {spec.name}() returned a value that cannot be sent to the program",
                 "internal_error", host_detail=str(exc),
             ) from None
         record.ok, record.result = True, payload
         return protocol.result(call_id, payload)
+
+    @staticmethod
+    def _too_deep(record: SkillCall, call_id: int, message: str) -> dict[str, Any]:
+        """A result the program could not walk safely, nor the episode record store: a typed error."""
+        log.error("skill %s", message)
+        record.error_kind, record.error_message = "result_too_deep", message
+        return protocol.error(call_id, protocol.INTERNAL_ERROR, message, "result_too_deep")
 
     @staticmethod
     def _validate(spec: _Method, params: dict[str, Any]) -> dict[str, Any]:

@@ -23,9 +23,31 @@ from evaluator.records import EpisodeRecord
 from jarvis_sim.backends.base import Backend, make_backend
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.suites import load_suite
-from tests.fakes.llm_servers import Fail, FakeAnthropicServer, FakeOpenAIServer, ScriptItem, Stall
+from tests.fakes.llm_servers import (
+    Fail,
+    FakeAnthropicServer,
+    FakeOpenAIServer,
+    ScriptItem,
+    Stall,
+    latency_from_env,
+)
 
-FAST = LLMOptions(timeout_s=5.0, max_attempts=3, retry_base_delay_s=0.01)
+# $JARVIS_FAKE_LLM_LATENCY runs every fake model of this module as slowly as a real one answers
+# (tests that set their own latency keep it); the client's timeout grows to match.
+PACE = latency_from_env()
+FAST = LLMOptions(
+    timeout_s=5.0 + sum(PACE.values()), max_attempts=3, retry_base_delay_s=0.01
+)
+
+
+def openai_fake(script: list[Any], **kw: Any) -> FakeOpenAIServer:
+    """The fake OpenAI-compatible server, paced by the environment unless told otherwise."""
+    return FakeOpenAIServer(script, **{**PACE, **kw})
+
+
+def anthropic_fake(script: list[Any], **kw: Any) -> FakeAnthropicServer:
+    """The fake Anthropic server, paced by the environment unless told otherwise."""
+    return FakeAnthropicServer(script, **{**PACE, **kw})
 CHEAP_PROGRAM = "PLAN: look first\n```python\nbricks = observe()\nprint('seen', len(bricks))\n```"
 
 
@@ -87,7 +109,7 @@ def test_reflection_repairs_broken_programs(tmp_path: Path, backend: Backend, ta
         wrap(program),
         "The structure matches the manual.\nDONE",
     ]
-    with FakeOpenAIServer(script) as server:
+    with openai_fake(script) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
         rec = run(task.id, cfg, tmp_path, backend)
         requests = server.requests
@@ -115,11 +137,64 @@ def test_reflection_repairs_broken_programs(tmp_path: Path, backend: Backend, ta
     assert [json.loads(x)["text"] for x in lines] == script
 
 
+def test_jittery_model_answers_keep_every_round(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """Answers arriving after uneven delays: every program still runs in its round, none is lost."""
+    script: list[ScriptItem] = [wrap("pick('p99')\n"), CHEAP_PROGRAM, CHEAP_PROGRAM, "DONE"]
+    with openai_fake(script, latency_s=0.05, jitter_s=1.5, seed=3) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
+        rec = run(task.id, cfg, tmp_path, backend)
+        delays = server.delays
+    assert rec.status == "done", rec.error
+    assert [r.outcome for r in rec.rounds] == ["skill_error", "ok", "ok"]
+    assert len(delays) == 4 and max(delays) - min(delays) > 0.3  # the answers really were uneven
+
+
+@pytest.mark.slow
+def test_slow_model_rounds_run_their_programs(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """A model answering after 16-22 s, as real multimodal models do: longer than the sandbox child's
+    15 s start-up deadline, so a deadline counted from the pre-started child's spawn loses round 0."""
+    script: list[ScriptItem] = [CHEAP_PROGRAM, CHEAP_PROGRAM]
+    slow = LLMOptions(timeout_s=60.0, max_attempts=1)
+    with openai_fake(script, latency_s=16.0, jitter_s=6.0, seed=1) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=slow)
+        rec = run(task.id, cfg, tmp_path, backend, rounds=2)
+        delays = server.delays
+    assert min(delays) >= 16.0
+    assert rec.status == "done", rec.error
+    assert [r.outcome for r in rec.rounds] == ["ok", "ok"], [r.feedback for r in rec.rounds]
+    assert all("seen 2" in r.stdout for r in rec.rounds)
+
+
+@pytest.mark.timeout(120)
+def test_skill_time_counts_toward_the_program_wall_clock(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """program_wall_s 3 s and a program that only calls skills: it is stopped near 3 s, not at the
+    skill-call budget, because time inside observe() counts."""
+    with openai_fake([wrap("while True:\n    observe()\n")]) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="non_reflective", llm=FAST)
+        rec = run(task.id, cfg, tmp_path, backend, program_wall_s=3.0, skill_calls=100_000)
+    (round_,) = rec.rounds
+    assert round_.outcome == "timeout", round_.feedback
+    longest = max(c.wall_s for c in round_.skill_calls)
+    assert len(round_.skill_calls) >= 1
+    assert sum(c.wall_s for c in round_.skill_calls) < 3.0 + longest + 0.5
+
+
+@pytest.mark.timeout(120)
+def test_a_program_never_outlives_the_episode_wall_budget(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """The episode has 8 s in all; its program's own limit (120 s) does not let it run past them."""
+    with openai_fake([wrap("while True:\n    pass\n")]) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="non_reflective", llm=FAST)
+        rec = run(task.id, cfg, tmp_path, backend, wall_s=8.0 + sum(PACE.values()), program_wall_s=120.0)
+    (round_,) = rec.rounds
+    assert round_.outcome == "timeout", round_.feedback
+    assert rec.timings.wall_s < 8.0 + sum(PACE.values()) + 6.0  # scoring and the last render come after
+
+
 @pytest.mark.slow
 def test_correct_program_scores_like_the_oracle(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     """Non-reflective through the Anthropic protocol: the oracle's program scores what the oracle scores."""
     oracle = run(task.id, AgentConfig(name="oracle"), tmp_path / "oracle", backend)
-    with FakeAnthropicServer([wrap(oracle_program(task))]) as server:
+    with anthropic_fake([wrap(oracle_program(task))]) as server:
         cfg = AgentConfig(name="llm", model="anthropic:claude-test", llm=FAST.model_copy(update={"base_url": server.base_url}))
         rec = run(task.id, cfg, tmp_path / "llm", backend)
         body = server.requests[0].body
@@ -135,7 +210,7 @@ def test_correct_program_scores_like_the_oracle(tmp_path: Path, backend: Backend
 
 
 def test_garbage_answer_in_one_shot_mode_runs_nothing(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
-    with FakeOpenAIServer(["Sure! First the robot should look around, then build."]) as server:
+    with openai_fake(["Sure! First the robot should look around, then build."]) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="non_reflective", llm=FAST)
         rec = run(task.id, cfg, tmp_path, backend)
     assert rec.status == "done"
@@ -146,7 +221,7 @@ def test_garbage_answer_in_one_shot_mode_runs_nothing(tmp_path: Path, backend: B
 
 
 def test_timeout_fails_the_episode_cleanly(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
-    with FakeOpenAIServer([Stall(3.0, then=None)]) as server:
+    with openai_fake([Stall(3.0, then=None)]) as server:
         opts = LLMOptions(timeout_s=0.3, max_attempts=1)
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=opts)
         rec = run(task.id, cfg, tmp_path, backend)
@@ -158,7 +233,7 @@ def test_timeout_fails_the_episode_cleanly(tmp_path: Path, backend: Backend, tas
 def test_rate_limit_then_success_and_round_budget(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     """A 429 is retried inside one request; the closed loop stops at the round budget."""
     script: list[Any] = [Fail(429, "slow down", {"retry-after": "0"}), CHEAP_PROGRAM, CHEAP_PROGRAM, CHEAP_PROGRAM]
-    with FakeOpenAIServer(script) as server:
+    with openai_fake(script) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
         rec = run(task.id, cfg, tmp_path, backend, rounds=2)
         n_http = len(server.requests)
@@ -173,7 +248,7 @@ def test_reflection_rounds_with_experience(tmp_path: Path, backend: Backend, tas
     lessons = tmp_path / "lessons.md"
     lessons.write_text("---\nmodel: test\n---\n- Always observe() before pick().\n")
     script: list[ScriptItem] = [wrap("pick('p99')\n"), CHEAP_PROGRAM, "Nothing more can be done.\nDONE"]
-    with FakeAnthropicServer(script) as server:
+    with anthropic_fake(script) as server:
         cfg = AgentConfig(
             name="llm", model="anthropic:claude-test", mode="reflection_rounds", reflection_rounds=3,
             experience_file=str(lessons), observation="rgbd_3d", llm=FAST.model_copy(update={"base_url": server.base_url}),
@@ -192,7 +267,7 @@ def test_reflection_rounds_with_experience(tmp_path: Path, backend: Backend, tas
 
 
 def test_replay_agent_reproduces_a_recording(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
-    with FakeOpenAIServer([CHEAP_PROGRAM, "DONE"]) as server:
+    with openai_fake([CHEAP_PROGRAM, "DONE"]) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", llm=FAST)
         first = run(task.id, cfg, tmp_path / "live", backend)
     recording = tmp_path / "live" / "llm_responses.jsonl"
@@ -226,7 +301,7 @@ def _sum(body: dict[str, Any]) -> str:
 
 
 def test_question_items_through_the_llm_agent(tmp_path: Path) -> None:
-    with FakeOpenAIServer([Fail(429, "busy", {"retry-after": "0"}), _sum, "Answer: -1"]) as server:
+    with openai_fake([Fail(429, "busy", {"retry-after": "0"}), _sum, "Answer: -1"]) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), llm=FAST)
         right = run("quiz/3", cfg, tmp_path / "a")
         wrong = run("quiz/4", cfg, tmp_path / "b")
@@ -240,7 +315,7 @@ def test_question_items_through_the_llm_agent(tmp_path: Path) -> None:
 
 
 def test_question_timeout_becomes_a_failed_record(tmp_path: Path) -> None:
-    with FakeOpenAIServer([Stall(3.0)]) as server:
+    with openai_fake([Stall(3.0)]) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), llm=LLMOptions(timeout_s=0.3, max_attempts=1))
         rec = run("quiz/1", cfg, tmp_path)
     assert rec.status == "failed" and rec.error is not None and "timed out" in rec.error
@@ -256,7 +331,7 @@ def test_replay_agent_answers_questions_from_jsonl(tmp_path: Path) -> None:
 def test_generic_library_gets_calibration_and_captured_images(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
     """The generic API's capture_images() output is shown in the next prompt; the camera is calibrated."""
     program = "```python\nnames = capture_images()\nprint(names['rgb'])\nprint(round(get_ee_pose().z_mm))\n```"
-    with FakeOpenAIServer([program, "DONE"]) as server:
+    with openai_fake([program, "DONE"]) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="reflective", library="generic", llm=FAST)
         rec = run(task.id, cfg, tmp_path, backend)
         second = server.requests[1].body["messages"]

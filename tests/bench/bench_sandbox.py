@@ -4,6 +4,10 @@ Start-up is measured from `Sandbox.run()` being called to the parent receiving t
 statement (a skill call), cold (a new child per program) and warm (a child started ahead of time).
 RPC round trip is the gap between consecutive skill calls of a tight loop in the program, so it
 includes the child's encode/decode, both pipe hops and argument validation in the parent.
+
+Also: a pre-started child that waited longer than its start-up deadline (a slow model) still runs
+its program, and how fast; the benign corpus's false-refusal rate; the attack corpus's containment
+with every layer on (outcome as labelled, no host evidence).
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ from typing import Any
 from common import emit, machine
 
 from agent.sandbox import Sandbox, SandboxLimits
+from tests.agent.sandbox.harness import METHODS, host_probe, load_attacks
+from tests.agent.sandbox.test_benign import CORPUS, is_false_refusal
+from tests.fakes.skill_world import SkillWorld
 
 STARTS = 15
 CALLS = 2000
@@ -58,6 +65,42 @@ def _round_trip_us(sandbox: Sandbox, method: Any, program: str) -> list[float]:
     return [(b - a) * 1e6 for a, b in itertools.pairwise(stamps)]
 
 
+def _late_program_ms(limits: SandboxLimits, idle_s: float) -> tuple[float, str]:
+    """A program arriving `idle_s` after the spare was started (past its start-up deadline)."""
+    with Sandbox(limits.model_copy(update={"startup_s": idle_s / 2}), prestart=True) as sandbox:
+        time.sleep(idle_s)
+        marks: list[float] = []
+        started = time.perf_counter()
+        result = sandbox.run("mark()\n", {"mark": marks_appender(marks)})
+    return ((marks[0] - started) * 1000.0 if marks else float("nan")), result.outcome
+
+
+def _benign_corpus() -> tuple[int, int, int]:
+    """(programs, false refusals, other failures) of the benign corpus."""
+    programs = sorted(CORPUS.glob("*.py"))
+    refused = failed = 0
+    with Sandbox(SandboxLimits(wall_s=10.0, cpu_s=10, memory_bytes=512 << 20)) as sandbox:
+        for path in programs:
+            result = sandbox.run(path.read_text(encoding="utf-8"), SkillWorld().methods())
+            refused += is_false_refusal(result)
+            failed += result.outcome != "ok" and not is_false_refusal(result)
+    return len(programs), refused, failed
+
+
+def _attack_corpus() -> tuple[int, int, int]:
+    """(programs, outcome as labelled, programs leaving host evidence) of the attack corpus."""
+    from tests.agent.sandbox.harness import TEST_LIMITS
+
+    attacks = load_attacks()
+    as_labelled = escaped = 0
+    with host_probe() as probe, Sandbox(TEST_LIMITS) as sandbox:
+        for attack in attacks:
+            result = sandbox.run(probe.render(attack.template), METHODS)
+            as_labelled += result.outcome in attack.expect
+            escaped += bool(probe.evidence(result.stdout))
+    return len(attacks), as_labelled, escaped
+
+
 def main() -> None:
     """Print the figures."""
     limits = SandboxLimits(max_calls=CALLS + 10)
@@ -90,6 +133,15 @@ def main() -> None:
     emit("sandbox_rpc_round_trip_ping_median", statistics.median(ping_us), "us", target=300, **extra)
     emit("sandbox_rpc_round_trip_observation_median", statistics.median(obs_us), "us", target=300,
          observation_keys=len(OBSERVATION), in_process_copy_us=statistics.median(baseline), **extra)
+    late_ms, late_outcome = _late_program_ms(limits, 3.0)
+    emit("sandbox_first_statement_after_idle_past_startup_deadline", late_ms, "ms", outcome=late_outcome,
+         idle_s=3.0, startup_deadline_s=1.5, **extra)
+    n, refused, failed = _benign_corpus()
+    emit("benign_corpus_false_refusal_rate", refused / n, "fraction", target=0, programs=n,
+         false_refusals=refused, other_failures=failed, **extra)
+    n, as_labelled, escaped = _attack_corpus()
+    emit("attack_corpus_contained", as_labelled / n, "fraction", programs=n, outcome_as_labelled=as_labelled,
+         host_evidence=escaped, **extra)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ Each plays a script: a list whose items are answered in order, one per request:
 - `Stall(seconds, then)`: wait before answering (longer than the client timeout = a timeout);
 - a callable `f(body: dict) -> item`: decide from the request (e.g. answer the prompt's question).
 When the script runs out, `default` answers (a 500 naming the exhausted script, unless set).
+`latency_s` and `jitter_s` make every answer late, as real multimodal models are (10-60 s): each
+request waits latency_s plus a seeded uniform draw in [0, jitter_s) before it is answered.
 Requests that break the protocol (missing fields, malformed image parts, no key header) get the 400 a
 real server would send, so a passing test shows the client produced the right shape. Every request is
 kept in `.requests` (path, headers, parsed body) for assertions.
@@ -15,6 +17,7 @@ kept in `.requests` (path, headers, parsed body) for assertions.
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 import uuid
@@ -54,6 +57,26 @@ class Stall:
 
 ScriptItem = Reply | Fail | Stall | str | Callable[[dict[str, Any]], Any]
 
+LATENCY_ENV = "JARVIS_FAKE_LLM_LATENCY"
+
+
+def latency_from_env() -> dict[str, float]:
+    """Latency settings from $JARVIS_FAKE_LLM_LATENCY ("BASE" or "BASE:JITTER", seconds), or none.
+
+    Lets a whole module of fake-model tests run as slow as a real model answers, e.g.
+    `JARVIS_FAKE_LLM_LATENCY=20:5 pytest tests/agent/test_llm_agent.py`.
+    """
+    import os
+
+    raw = os.environ.get(LATENCY_ENV, "").strip()
+    if not raw:
+        return {}
+    base, _, jitter = raw.partition(":")
+    try:
+        return {"latency_s": float(base), "jitter_s": float(jitter or 0.0)}
+    except ValueError:
+        raise ValueError(f"${LATENCY_ENV} must be 'BASE' or 'BASE:JITTER' in seconds, got {raw!r}") from None
+
 
 @dataclass(frozen=True)
 class ReceivedRequest:
@@ -69,9 +92,17 @@ class _FakeLLMServer:
 
     endpoint_suffix = ""
 
-    def __init__(self, script: list[ScriptItem] | None = None, default: ScriptItem | None = None):
+    def __init__(
+        self, script: list[ScriptItem] | None = None, default: ScriptItem | None = None, *,
+        latency_s: float = 0.0, jitter_s: float = 0.0, seed: int = 0,
+    ):
+        if latency_s < 0 or jitter_s < 0:
+            raise ValueError(f"latency_s and jitter_s must be >= 0, got {latency_s} and {jitter_s}")
         self.script: list[ScriptItem] = list(script or [])
         self.default = default
+        self.latency_s, self.jitter_s = latency_s, jitter_s
+        self._rng = random.Random(seed)
+        self.delays: list[float] = []  # what each answered request waited, for assertions
         self.requests: list[ReceivedRequest] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -147,6 +178,12 @@ class _FakeLLMServer:
             raise TypeError(f"bad script item {item!r}")
         return item
 
+    def _answer_delay(self) -> float:
+        with self._lock:
+            delay = self.latency_s + (self._rng.uniform(0.0, self.jitter_s) if self.jitter_s else 0.0)
+            self.delays.append(delay)
+        return delay
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -174,6 +211,9 @@ class _FakeLLMServer:
                     self._send(400, server.error_body(400, problem))
                     return
                 item = server._next_item(body)
+                delay = server._answer_delay()
+                if delay > 0:
+                    server._stop.wait(delay)
                 if isinstance(item, Stall):
                     server._stop.wait(item.seconds)
                     item = item.then if item.then is not None else Reply("late answer")

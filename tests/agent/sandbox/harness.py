@@ -43,6 +43,13 @@ def fail() -> None:
 METHODS = {"ping": ping, "fail": fail}
 
 
+# The layer expected to stop an attack with every layer on (`# layer:`), and for raw escapes the OS
+# layer that must still contain it with the Python layer switched off (`# os_layer:`).
+PYTHON_LAYERS = frozenset({"ast_policy", "restricted_builtins", "format_checker", "exception_scrub"})
+RUNTIME_LAYERS = frozenset({"skill_server", "protocol", "stdout_cap", "recursion_limit", "wall_clock_kill"})
+OS_LAYERS = frozenset({"seccomp", "bubblewrap", "unprivileged_uid", "rlimits", "protocol"})
+
+
 @dataclass(frozen=True)
 class Attack:
     """One corpus program: what it tries, the outcome it must get, what an escape would leave behind."""
@@ -52,6 +59,8 @@ class Attack:
     expect: frozenset[str]
     evidence: str | None
     template: str
+    layer: str = ""
+    os_layer: str | None = None
 
 
 def load_attacks() -> list[Attack]:
@@ -65,12 +74,18 @@ def load_attacks() -> list[Attack]:
                 break
             key, _, value = line[2:].partition(":")
             headers[key.strip()] = value.strip()
-        if "expect" not in headers:
-            raise ValueError(f"{path}: missing '# expect:' header")
+        for key in ("expect", "layer"):
+            if key not in headers:
+                raise ValueError(f"{path}: missing '# {key}:' header")
+        if headers["layer"] not in PYTHON_LAYERS | RUNTIME_LAYERS | OS_LAYERS:
+            raise ValueError(f"{path}: unknown layer {headers['layer']!r}")
+        if headers.get("os_layer", "protocol") not in OS_LAYERS:
+            raise ValueError(f"{path}: unknown os_layer {headers['os_layer']!r}")
         out.append(
             Attack(
                 name=path.stem, description=headers.get("attack", ""),
                 expect=frozenset(headers["expect"].split("|")), evidence=headers.get("evidence"), template=text,
+                layer=headers["layer"], os_layer=headers.get("os_layer"),
             )
         )
     return out
@@ -95,8 +110,8 @@ class HostProbe:
             .replace("{{PARENT}}", str(os.getpid()))
         )
 
-    def evidence(self, stdout: str) -> list[str]:
-        """What escaped: empty when the host is untouched."""
+    def evidence(self, stdout: str, host_only: bool = False) -> list[str]:
+        """What escaped: empty when the host is untouched (`host_only`: ignore the program's own claim)."""
         found = []
         if self.marker.exists():
             found.append(f"host file {self.marker} was created")
@@ -106,7 +121,7 @@ class HostProbe:
             found.append(f"loopback server got {self.connections!r}")
         if self.victim.poll() is not None:
             found.append("host process was killed")
-        if "ESCAPED" in stdout:
+        if "ESCAPED" in stdout and not host_only:
             found.append("program reported an escape on stdout")
         if "PATH=" in stdout or "HOME=" in stdout:
             found.append("parent's environment was read")

@@ -12,12 +12,18 @@ from agent.sandbox.layers import detect
 from tests.agent.sandbox.harness import METHODS, TEST_LIMITS, Attack, HostProbe, host_probe, load_attacks
 
 ATTACKS = load_attacks()
-ESCAPES = [a for a in ATTACKS if a.evidence]
+# Raw escapes: programs that reach the host's kernel once past the Python layer; the OS layer named
+# in their header must contain them with that layer switched off.
+ESCAPES = [a for a in ATTACKS if a.os_layer]
 
 
-def test_corpus_is_large_enough() -> None:
-    assert len(ATTACKS) >= 30
-    assert len(ESCAPES) >= 6
+def test_corpus_is_large_enough_and_labelled() -> None:
+    assert len(ATTACKS) >= 80
+    assert len(ESCAPES) >= 14
+    assert all(a.layer for a in ATTACKS)
+    # The unbound-format family of issue 13 is in the corpus, including its raw-escape form.
+    assert sum(a.name.startswith("unbound_format") for a in ATTACKS) >= 4
+    assert {"escape_unbound_format_os_write", "unbound_format_attributeerror_obj"} <= {a.name for a in ESCAPES}
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +81,10 @@ def test_escapes_contained_with_a_layer_off(config: str, probe: HostProbe) -> No
     with Sandbox(TEST_LIMITS, layers) as sb:
         for attack in ESCAPES:
             result = sb.run(probe.render(attack.template), METHODS)
-            assert probe.evidence(result.stdout) == [], (config, attack.name, result)
+            # With the very layer that contains it switched off, an attack may succeed inside the
+            # sandbox (executable memory, a raised rlimit): only what reaches the host counts then.
+            own_layer_off = not getattr(layers, str(attack.os_layer), True)
+            assert probe.evidence(result.stdout, host_only=own_layer_off) == [], (config, attack.name, result)
             _assert_survives(sb)
 
 

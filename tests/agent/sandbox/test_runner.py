@@ -92,3 +92,54 @@ def test_many_runs_do_not_accumulate_zombies(sandbox: Sandbox) -> None:
         if fields[0] == b"Z" and int(fields[1]) == os.getpid():
             zombies.append(stat[:40])
     assert len(zombies) <= 1, zombies
+
+
+def test_a_prestarted_child_waits_for_its_program_past_the_startup_deadline() -> None:
+    """A real model takes longer to answer than a child takes to start: the start-up deadline covers
+    start-up only, so a program arriving long after the spare child became ready still runs."""
+    import time
+
+    limits = TEST_LIMITS.model_copy(update={"startup_s": 1.0})
+    with Sandbox(limits) as sb:
+        time.sleep(1.6)  # the agent's model is thinking
+        result = sb.run("print(ping('late').length)", METHODS)
+        assert result.outcome == "ok", result
+        assert result.stdout == "4\n"
+        time.sleep(1.6)  # and the next spare, started after that run, waits as well
+        assert sb.run("ping()", METHODS).outcome == "ok"
+
+
+def test_a_spare_child_that_died_while_idle_is_replaced() -> None:
+    with Sandbox(TEST_LIMITS) as sb:
+        spare = sb._spare
+        assert spare is not None
+        os.killpg(spare.proc.pid, 9)
+        spare.proc.wait(timeout=5)
+        result = sb.run("print(ping('x').length)", METHODS)
+    assert result.outcome == "ok", result
+
+
+def _slow_step(seconds: float = 0.4) -> dict[str, float]:
+    """A skill that takes wall time, like a motion in the simulator."""
+    import time
+
+    time.sleep(seconds)
+    return {"slept": seconds}
+
+
+def test_time_inside_skills_counts_toward_the_wall_clock(sandbox: Sandbox) -> None:
+    """wall_s 1.5 s and a program of ten 0.4 s skill calls: it is stopped after about four, not at 4 s."""
+    methods = {**METHODS, "step": _slow_step}
+    result = sandbox.run("for i in range(10):\n    step()\n", methods)
+    assert (result.outcome, result.error_kind) == ("timeout", "wall_clock"), result
+    assert "time inside skills counts" in result.message
+    assert 3 <= len(result.calls) <= 5
+    assert result.wall_s < TEST_LIMITS.wall_s + 0.4 + 0.5  # at most one skill call late
+
+
+def test_a_shorter_wall_limit_per_run_wins(sandbox: Sandbox) -> None:
+    result = sandbox.run("while True:\n    pass\n", METHODS, wall_s=0.3)
+    assert (result.outcome, result.error_kind) == ("timeout", "wall_clock")
+    assert "0.3 s" in result.message and result.wall_s < 1.2
+    spent = sandbox.run("ping()", METHODS, wall_s=0.0)
+    assert spent.outcome == "timeout" and spent.calls == []

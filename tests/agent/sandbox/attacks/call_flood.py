@@ -1,5 +1,6 @@
 # ruff: noqa
 # attack: skill-call flood
 # expect: resource_limit
+# layer: skill_server
 while True:
     ping()

@@ -1,5 +1,6 @@
 # ruff: noqa
 # attack: class definition (metaclass tricks)
 # expect: policy_violation
+# layer: ast_policy
 class A:
     pass

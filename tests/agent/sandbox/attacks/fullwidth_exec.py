@@ -1,4 +1,5 @@
 # ruff: noqa
 # attack: fullwidth identifier normalised to exec
 # expect: policy_violation
+# layer: ast_policy
 ｅｘｅｃ("import os")

@@ -1,7 +1,8 @@
 # ruff: noqa
-# attack: global statement
+# attack: global statement rebinding the program's __builtins__
 # expect: policy_violation
+# layer: ast_policy
 def f():
-    global ping
-    ping = None
+    global __builtins__
+    __builtins__ = {}
 f()

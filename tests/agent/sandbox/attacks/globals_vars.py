@@ -1,5 +1,6 @@
 # ruff: noqa
 # attack: globals() to reach module state
 # expect: policy_violation
+# layer: ast_policy
 g = globals()
 print(g)

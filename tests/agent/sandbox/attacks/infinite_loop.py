@@ -1,5 +1,6 @@
 # ruff: noqa
 # attack: busy infinite loop
 # expect: timeout
+# layer: wall_clock_kill
 while True:
     pass

@@ -1,6 +1,7 @@
 # ruff: noqa
 # attack: exception traceback frame walk
 # expect: policy_violation
+# layer: ast_policy
 try:
     1 / 0
 except ZeroDivisionError as e:

@@ -1,4 +1,5 @@
 # ruff: noqa
 # attack: a skill error nobody catches
 # expect: skill_error
+# layer: skill_server
 fail()

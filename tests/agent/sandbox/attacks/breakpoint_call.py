@@ -1,0 +1,5 @@
+# ruff: noqa
+# attack: breakpoint() to get a debugger
+# expect: policy_violation
+# layer: ast_policy
+breakpoint()

@@ -1,0 +1,5 @@
+# ruff: noqa
+# attack: writing __name__ (only reading it is allowed)
+# expect: policy_violation
+# layer: ast_policy
+__name__ = "x"

@@ -1,0 +1,4 @@
+# ruff: noqa
+names = capture_images()
+print("rgb:", names["rgb"])
+print("depth:", names["depth"])

@@ -1,0 +1,3 @@
+# ruff: noqa
+b = observe()[0]
+print(repr(b.color), ascii("naïve"), str(b.size))

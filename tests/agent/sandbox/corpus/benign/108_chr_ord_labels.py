@@ -1,0 +1,3 @@
+# ruff: noqa
+labels = [chr(ord("A") + i) for i in range(len(observe()))]
+print("".join(labels))
