@@ -26,12 +26,6 @@ def dot(a: Any, b: Any) -> Any:
     return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]
 
 
-def cross(a: Any, b: Any) -> Any:
-    """Row-wise z-component of the cross product of 2-D vectors."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
-
-
 def norm(v: Any) -> Any:
     """Row-wise Euclidean length (sqrt is exactly rounded, unlike a BLAS dnrm2/ddot)."""
     return np.sqrt(dot(v, v))
