@@ -19,6 +19,7 @@ from agent.sandbox import Sandbox, SandboxLimits, SandboxResult, SkillServer
 from evaluator.episode import score_episode
 from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timings, TokenAccount
 from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.provenance import collect as collect_provenance
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
 from skills.errors import BudgetExceeded
@@ -174,7 +175,7 @@ class AssemblyEpisode:
             error=error, rounds=self.rounds, final_state=state,
             timings=Timings(started_at=self.started, finished_at=now_iso(), wall_s=time.perf_counter() - self.t0,
                             sim_time_s=elapsed, budget_s=self.task.time_budget_s),
-            tokens=self.tokens,
+            tokens=self.tokens, provenance=collect_provenance(self.backend),
         )
         # The same code path as offline re-scoring (jarvis score RUN_DIR).
         self.finished = score_episode(record, self.task)

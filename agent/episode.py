@@ -20,6 +20,7 @@ from agent.agents.base import AnswerTurn, QuestionAgent
 from agent.config import AgentConfig, Budget
 from evaluator.episode import question_scores
 from evaluator.records import EpisodeRecord, RoundRecord, Timings, TokenAccount
+from jarvis_sim.provenance import collect as collect_provenance
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import QuestionFamily, family_of_task, load_task
 from jarvis_sim.tasks.spec import TaskSpec
@@ -117,6 +118,7 @@ def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, start
         scores=scores,
         score_details=details,
         scoring_config={"modes": ["official", "strict"]},
+        provenance=collect_provenance(),
         timings=Timings(started_at=started, finished_at=now_iso(), wall_s=wall),
         tokens=TokenAccount(
             input=turn.tokens_in, output=turn.tokens_out, cost_usd=turn.cost_usd, requests=1, cached=int(turn.cached)
@@ -159,4 +161,5 @@ def run_episode(job: EpisodeJob, episode_dir: Path, runtime: Any = None) -> Epis
             error=f"{type(exc).__name__}: {exc}",
             score_details={"traceback": traceback.format_exc(limit=8)},
             timings=Timings(started_at=now_iso(), finished_at=now_iso()),
+            provenance=collect_provenance(),
         )

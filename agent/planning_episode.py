@@ -23,6 +23,7 @@ from evaluator.records import EpisodeRecord, RoundRecord, Timings, TokenAccount
 from jarvis_sim.backends.base import Backend, make_backend
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
+from jarvis_sim.provenance import collect as collect_provenance
 from jarvis_sim.tasks.planning_family import PlanningObservation, parse_planning_id
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
@@ -116,6 +117,7 @@ class PlanningEpisode:
             timings=Timings(started_at=started, finished_at=now_iso(), wall_s=wall_s),
             tokens=TokenAccount(input=turn.tokens_in, output=turn.tokens_out, cost_usd=turn.cost_usd, requests=1,
                                 cached=int(turn.cached)),
+            provenance=collect_provenance(self.backend),
         )
         scored = score_episode(record, self.task)
         valid = scored.scores.get("plan_valid", 0.0) >= 100.0

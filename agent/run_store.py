@@ -18,11 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.config import AgentConfig, Budget
 from evaluator.records import EpisodeRecord
+from jarvis_sim.provenance import Provenance, differences
+from jarvis_sim.provenance import collect as collect_provenance
 from jarvis_sim.tasks.spec import TaskSpec
 
 log = logging.getLogger(__name__)
 
-RUN_CONFIG_VERSION = 1
+# 2: `provenance` of the process that created the run; version-1 configs read with provenance None.
+RUN_CONFIG_VERSION = 2
 
 
 class RunConfig(BaseModel):
@@ -40,6 +43,13 @@ class RunConfig(BaseModel):
     agent: AgentConfig = AgentConfig()
     budget: Budget = Budget()
     backend: str = "mujoco"
+    provenance: Provenance | None = Field(
+        None, description="Versions and BLAS kernel of the process that created the run (filled in on creation)."
+    )
+
+    def run_identity(self) -> dict[str, Any]:
+        """What must match to resume a run: the work asked for, not the schema or the machine it started on."""
+        return self.model_dump(exclude={"schema_version", "provenance"})
 
 
 class RunDirError(ValueError):
@@ -64,11 +74,17 @@ class RunDirectory:
                 stored = RunConfig.model_validate_json(run.config_path.read_text(encoding="utf-8"))
             except ValidationError as exc:
                 raise RunDirError(f"{run.config_path}: not a JARVIS run config ({exc.error_count()} errors)") from None
-            if stored.model_dump() != config.model_dump():
+            if stored.run_identity() != config.run_identity():
                 raise RunDirError(
                     f"{root} holds a different run (config.json differs); choose another --out or reuse its config"
                 )
+            if stored.provenance is not None:
+                changed = differences([stored.provenance.fingerprint(), collect_provenance().fingerprint()])
+                if changed:  # allowed (each record keeps its own), but the report will flag the mix
+                    log.warning("resuming %s under other versions than it started with: %s", root, ", ".join(changed))
         else:
+            if config.provenance is None:
+                config = config.model_copy(update={"provenance": collect_provenance()})
             _atomic_write(run.config_path, config.model_dump_json(indent=2))
         return run
 

@@ -12,8 +12,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from jarvis_sim.lego.world_state import WorldState
+from jarvis_sim.provenance import Provenance
 
-EPISODE_RECORD_VERSION = 1
+# 2: `provenance` (versions, BLAS kernel, simulator settings); version-1 records read with provenance None.
+EPISODE_RECORD_VERSION = 2
 
 EpisodeStatus = Literal["done", "failed", "cancelled"]
 Outcome = Literal["ok", "policy_violation", "skill_error", "timeout", "resource_limit", "error", "no_code", "paused"]
@@ -133,3 +135,6 @@ class EpisodeRecord(BaseModel):
     timings: Timings = Timings()
     tokens: TokenAccount = TokenAccount()
     artifacts_dir: str | None = Field(None, description="Relative to the run directory.")
+    provenance: Provenance | None = Field(
+        None, description="Versions, BLAS kernel and simulator settings it ran under (None: recorded before v2)."
+    )

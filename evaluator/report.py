@@ -16,6 +16,7 @@ from evaluator.family_reports import append_family_sections
 from evaluator.run_dir import RecordsChoice, read_run_dir
 from evaluator.stats import MeanCI
 from evaluator.summary import ASSEMBLY_FAMILY, SUB_SCORES, RunSummary, summarise
+from jarvis_sim.provenance import differences
 
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.md"
@@ -52,6 +53,12 @@ def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
     )
     lines.append("Means with 95% bootstrap confidence intervals in brackets; scores 0-100.")
     lines.append("")
+    mixed = s.environment_differences()
+    if mixed:
+        lines += ["## Warning: episodes ran under different versions", "",
+                  "Scores below pool episodes whose software or simulator settings differ:", ""]
+        lines += [*_table(["What", *[f"env {k + 1}" for k in range(len(s.environments))]],
+                          [[k, *v] for k, v in mixed.items()]), ""]
     if s.by_difficulty:
         lines += ["## Assembly by difficulty", ""]
         header = ["Difficulty", "n", "Soft score", *[k.replace("_", " ") for k in SUB_SCORES], "Failed actions/task"]
@@ -125,6 +132,10 @@ class Comparison(BaseModel):
     overall: dict[str, dict[str, MeanCI | None]] = Field(
         default_factory=dict, description="model -> tool library -> overall soft score."
     )
+    version_differences: dict[str, list[str]] = Field(
+        default_factory=dict, description="Provenance key -> each run's value(s), where the runs differ."
+    )
+    unrecorded_runs: list[str] = Field(default_factory=list, description="Runs with episodes lacking provenance.")
 
 
 def compare(summaries: Sequence[RunSummary]) -> Comparison:
@@ -146,7 +157,17 @@ def compare(summaries: Sequence[RunSummary]) -> Comparison:
     overall: dict[str, dict[str, MeanCI | None]] = {m: {} for m in models}
     for r in rows:
         overall[r.labels.get("model", r.run)][r.labels.get("tool_library", "–")] = r.soft_score
-    return Comparison(rows=rows, models=models, tool_libraries=tools, overall=overall)
+    return Comparison(rows=rows, models=models, tool_libraries=tools, overall=overall,
+                      version_differences=_version_differences(summaries),
+                      unrecorded_runs=[s.run for s in summaries if s.n_unrecorded_environment])
+
+
+def _version_differences(summaries: Sequence[RunSummary]) -> dict[str, list[str]]:
+    """Where runs ran under different versions: each run's value, or its values joined when it mixes several."""
+    per_run = [s.environments for s in summaries]
+    keys = differences([f for envs in per_run for f in envs])
+    return {k: ["; ".join(dict.fromkeys(f.get(k, "–") for f in envs)) or "not recorded" for envs in per_run]
+            for k in keys}
 
 
 def render_comparison(c: Comparison, plot_files: Sequence[str] = (), links: Sequence[str] = ()) -> str:
@@ -172,6 +193,14 @@ def render_comparison(c: Comparison, plot_files: Sequence[str] = (), links: Sequ
         row += [_ci(r.groups.get(g)) for g in groups] if len(groups) > 1 or not diffs else []
         rows.append(row)
     lines += [*_table(header, rows), ""]
+    if c.version_differences:
+        lines += ["## Warning: runs compared across different versions", "",
+                  "These runs' scores come from different software or simulator settings; differences between them "
+                  "may be the versions', not the agents':", ""]
+        lines += [*_table(["What", *[r.run for r in c.rows]], [[k, *v] for k, v in c.version_differences.items()]),
+                  ""]
+    if c.unrecorded_runs:
+        lines += [f"Versions not recorded (episodes from before schema 2) in: {', '.join(c.unrecorded_runs)}.", ""]
     if links:
         lines += ["## Per-run reports", "", *[f"- [{Path(p).parent.name}]({p})" for p in links], ""]
     if plot_files:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from evaluator.records import EpisodeRecord
 from evaluator.run_dir import RunData
 from evaluator.stats import MeanCI, mean_ci
+from jarvis_sim.provenance import differences
 
 RUN_SUMMARY_VERSION = 1
 ASSEMBLY_FAMILY = "lego"
@@ -112,6 +113,14 @@ class RunSummary(_Model):
     reflection: list[RoundRow] = Field(default_factory=list)
     groups: dict[str, GroupSummary] = Field(default_factory=dict)
     skipped_lines: list[str] = Field(default_factory=list)
+    environments: list[dict[str, str]] = Field(
+        default_factory=list, description="Distinct provenance fingerprints of the episodes, in order of appearance."
+    )
+    n_unrecorded_environment: int = Field(0, description="Episodes recorded without provenance (before v2).")
+
+    def environment_differences(self) -> dict[str, list[str]]:
+        """Provenance keys whose value differs between this run's own episodes."""
+        return differences(self.environments)
 
 
 def _dig(obj: dict[str, Any], dotted: str) -> Any:
@@ -260,6 +269,14 @@ def reflection_rows(scored: list[tuple[EpisodeRecord, dict[str, float]]]) -> lis
     return rows
 
 
+def _environments(records: list[EpisodeRecord]) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    for r in records:
+        if r.provenance is not None and (f := r.provenance.fingerprint()) not in out:
+            out.append(f)
+    return out
+
+
 def summarise(run: RunData) -> RunSummary:
     """The RunSummary of a run directory that has been read."""
     records = run.records
@@ -276,6 +293,8 @@ def summarise(run: RunData) -> RunSummary:
         "families": sorted({r.family for r in records}),
         "soft_score": mean_ci([s["soft_score"] for _, s in scored if "soft_score" in s]),
         "skipped_lines": [str(p) for p in run.problems],
+        "environments": _environments(records),
+        "n_unrecorded_environment": sum(r.provenance is None for r in records),
     }
     assembly = [(r, s) for r, s in scored if r.family == ASSEMBLY_FAMILY]
     if assembly:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from jarvis_sim.origami import affine2d as A
 from jarvis_sim.origami.planar import faces_ccw, polygon_area
 
 FOLD_SPEC = 1.2
@@ -257,14 +258,14 @@ def _check_planar(verts: NDArray[np.float64], edges: list[tuple[int, int]]) -> N
     e = np.array(edges)
     p0, p1 = verts[e[:, 0]], verts[e[:, 1]]
     d = p1 - p0
-    lens = np.linalg.norm(d, axis=1)
+    lens = A.norm(d)
     for i, ln in enumerate(lens):
         if ln <= GEOM_TOL:
             raise FoldFormatError("edges_vertices", i, "edge has zero length")
     # A vertex strictly inside an edge makes the graph non-planar as stored (the edge should be split).
     for i in range(len(edges)):
         rel = verts - p0[i]
-        t = rel @ d[i] / (lens[i] ** 2)
+        t = A.dot(rel, d[i]) / (lens[i] ** 2)
         dist = np.abs(rel[:, 0] * d[i, 1] - rel[:, 1] * d[i, 0]) / lens[i]
         inside = (t > GEOM_TOL) & (t < 1 - GEOM_TOL) & (dist < GEOM_TOL * 10)
         inside[list(edges[i])] = False

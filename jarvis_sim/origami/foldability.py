@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
+from jarvis_sim.origami import affine2d as A
 from jarvis_sim.origami.fold_format import CREASES, CreasePattern
 from jarvis_sim.origami.planar import arrange, faces_ccw, polygon_area
 
@@ -102,7 +103,7 @@ class FoldedState:
     def folded_polygon(self, cp: CreasePattern, f: int) -> NDArray[np.float64]:
         """Face f's polygon in the folded plane."""
         m = self.transforms[f]
-        return np.asarray(cp.vertices[list(self.faces[f])] @ m[:, :2].T + m[:, 2])
+        return A.apply(m, cp.vertices[list(self.faces[f])])
 
     def layer_rank(self) -> list[int]:
         """A global stacking rank per face (0 = bottom) consistent with the solved relation where acyclic."""
@@ -184,8 +185,8 @@ def local_violations(cp: CreasePattern) -> list[Violation]:
             continue
         es = incident[v]
         dirs = np.array([cp.vertices[cp.edges[e][1] if cp.edges[e][0] == v else cp.edges[e][0]] - cp.vertices[v] for e in es])
-        ang = np.arctan2(dirs[:, 1], dirs[:, 0])
-        order = np.argsort(ang)
+        ang = A.angles(dirs)
+        order = np.argsort(ang, kind="stable")
         es = [es[k] for k in order]
         ang = ang[order]
         sectors = np.diff(np.concatenate([ang, [ang[0] + 2 * math.pi]]))
@@ -197,7 +198,7 @@ def local_violations(cp: CreasePattern) -> list[Violation]:
         if len(es) % 2:
             out.append(Violation("kawasaki", f"vertex {v}: odd number of creases ({len(es)})", (v,), tuple(es)))
         else:
-            alt = float(np.sum(sectors[0::2]) - np.sum(sectors[1::2]))
+            alt = A.fsum(sectors[0::2]) - A.fsum(sectors[1::2])
             if abs(alt) > ANGLE_TOL * len(es):
                 out.append(Violation("kawasaki", f"vertex {v}: alternating angle sums differ by {math.degrees(alt):.4f} deg",
                                      (v,), tuple(es)))
@@ -245,14 +246,14 @@ def _fold_faces(cp: CreasePattern) -> tuple[list[tuple[int, ...]], dict[tuple[in
 
 def _reflection(p: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np.float64]:
     """2x3 affine reflection across the line through p and q."""
-    d = (q - p) / np.linalg.norm(q - p)
+    d = A.unit(q - p)
     r = 2 * np.outer(d, d) - np.eye(2)
-    return np.hstack([r, (p - r @ p)[:, None]])
+    return np.hstack([r, (p - A.linear(r, p))[:, None]])
 
 
 def _compose(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
     """a after b, for 2x3 affine maps."""
-    return np.hstack([a[:, :2] @ b[:, :2], (a[:, :2] @ b[:, 2] + a[:, 2])[:, None]])
+    return A.compose(a, b)
 
 
 def folded_state(cp: CreasePattern) -> tuple[FoldedState, list[Violation], dict[int, tuple[int, int]]]:
@@ -284,21 +285,19 @@ def folded_state(cp: CreasePattern) -> tuple[FoldedState, list[Violation], dict[
         for e, g in adj.get(f, []):
             if transforms[g] is None:
                 a, b = cp.edges[e]
-                pa = tf[:, :2] @ cp.vertices[a] + tf[:, 2]
-                pb = tf[:, :2] @ cp.vertices[b] + tf[:, 2]
+                pa, pb = A.apply(tf, cp.vertices[a]), A.apply(tf, cp.vertices[b])
                 transforms[g] = _compose(_reflection(pa, pb), tf)
                 queue.append(g)
     problems: list[Violation] = []
     done = [t if t is not None else np.full((2, 3), np.nan) for t in transforms]
     for e, (f, g) in sorted(crease_faces.items()):
         a, b = cp.edges[e]
-        pa = done[f][:, :2] @ cp.vertices[a] + done[f][:, 2]
-        pb = done[f][:, :2] @ cp.vertices[b] + done[f][:, 2]
+        pa, pb = A.apply(done[f], cp.vertices[a]), A.apply(done[f], cp.vertices[b])
         expect = _compose(_reflection(pa, pb), done[f])
         if not np.allclose(expect, done[g], atol=1e-6):
             problems.append(Violation("kawasaki-global", f"crease {e}: faces {f} and {g} do not meet after folding",
                                       tuple(cp.edges[e]), (e,)))
-    flipped = [bool(np.linalg.det(t[:, :2]) < 0) for t in done]
+    flipped = [A.det(t) < 0 for t in done]
     return FoldedState(faces, face_edges, done, flipped, {}, crease_faces), problems, crease_faces
 
 
@@ -365,8 +364,7 @@ def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
         m = state.transforms[f]
         for e in state.face_edges[f]:
             a, b = cp.edges[e]
-            pa = m[:, :2] @ cp.vertices[a] + m[:, 2]
-            pb = m[:, :2] @ cp.vertices[b] + m[:, 2]
+            pa, pb = A.apply(m, cp.vertices[a]), A.apply(m, cp.vertices[b])
             key = tuple(np.round(np.concatenate([pa, pb]) if tuple(pa) <= tuple(pb) else np.concatenate([pb, pa]), 9))
             lst = seg_of.setdefault(key, [])
             if e not in lst:
@@ -515,8 +513,7 @@ def _side(cp: CreasePattern, state: FoldedState, e: int, f: int) -> float:
     """Which side of the folded crease line face f lies on (+1 or -1)."""
     a, b = cp.edges[e]
     m = state.transforms[f]
-    pa = m[:, :2] @ cp.vertices[a] + m[:, 2]
-    pb = m[:, :2] @ cp.vertices[b] + m[:, 2]
+    pa, pb = A.apply(m, cp.vertices[a]), A.apply(m, cp.vertices[b])
     c = state.folded_polygon(cp, f).mean(axis=0)
     d = pb - pa
     # Orient the line canonically so the sign does not depend on the edge's stored direction.
@@ -540,7 +537,7 @@ def _interior_point(poly: NDArray[np.float64]) -> NDArray[np.float64]:
     normal = np.array([-d[1], d[0]]) / ln
     mid = p + d / 2
     # Step inward a fraction of the polygon's thickness along the normal.
-    depth = (poly - mid) @ normal
+    depth = A.dot(poly - mid, normal)
     step = max(float(depth.max()), 1e-9) * 1e-3
     return np.asarray(mid + normal * min(step, 1e-5))
 

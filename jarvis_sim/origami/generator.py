@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from jarvis_sim.origami import affine2d as A
 from jarvis_sim.origami.fold_format import CreasePattern, pattern_from_segments
 from jarvis_sim.origami.foldability import check
 from jarvis_sim.origami.planar import clip_convex
@@ -40,11 +41,11 @@ class _Layer:
     m: NDArray[np.float64]  # 2x3 map sheet -> folded plane
 
     def folded(self) -> NDArray[np.float64]:
-        return np.asarray(self.poly @ self.m[:, :2].T + self.m[:, 2])
+        return A.apply(self.m, self.poly)
 
     @property
     def flipped(self) -> bool:
-        return bool(np.linalg.det(self.m[:, :2]) < 0)
+        return A.det(self.m) < 0
 
 
 class FoldSheet:
@@ -80,7 +81,7 @@ class FoldSheet:
 
     def fold(self, point: NDArray[np.float64], normal: NDArray[np.float64], up: bool) -> bool:
         """Fold the side where (x - point).normal > 0 over the line, up (towards +z) or down; False if no-op."""
-        normal = normal / np.linalg.norm(normal)
+        normal = A.unit(normal)
         eps = 1e-9
         moving = 0
         staying = 0
@@ -88,7 +89,7 @@ class FoldSheet:
         new_creases: list[Segment] = []
         reflect = np.eye(2) - 2 * np.outer(normal, normal)
         for layer in self.layers:
-            d = (layer.folded() - point) @ normal
+            d = A.dot(layer.folded() - point, normal)
             if d.max() <= eps:
                 staying += 1
                 new_layers.append(layer)
@@ -99,12 +100,12 @@ class FoldSheet:
                 continue
             # Cut the layer: the fold line's pre-image on the sheet is n'.x + c = 0.
             a = layer.m[:, :2]
-            n_sheet = a.T @ normal
-            c = float((layer.m[:, 2] - point) @ normal)
-            p0 = -c * n_sheet / float(n_sheet @ n_sheet)
+            n_sheet = A.linear(a.T, normal)
+            c = float(A.dot(layer.m[:, 2] - point, normal))
+            p0 = -c * n_sheet / float(A.dot(n_sheet, n_sheet))
             keep = clip_convex(layer.poly, p0, -n_sheet)
             move = clip_convex(layer.poly, p0, n_sheet)
-            on_line = [tuple(v) for v in keep if abs(float(v @ n_sheet) + c) < 1e-9]
+            on_line = [tuple(v) for v in keep if abs(float(A.dot(v, n_sheet)) + c) < 1e-9]
             ends = sorted(set(on_line))
             if len(ends) < 2:
                 return False
@@ -125,8 +126,8 @@ class FoldSheet:
 
     @staticmethod
     def _reflected(layer: _Layer, reflect: NDArray[np.float64], point: NDArray[np.float64]) -> _Layer:
-        a = reflect @ layer.m[:, :2]
-        t = reflect @ (layer.m[:, 2] - point) + point
+        a = A.matmul2(reflect, layer.m[:, :2])
+        t = A.linear(reflect, layer.m[:, 2] - point) + point
         return _Layer(layer.poly, np.hstack([a, t[:, None]]))
 
 
@@ -161,7 +162,7 @@ def axiom_line(
         (p1, d1), (p2, d2) = pick_line(), pick_line()
         cross = d1[0] * d2[1] - d1[1] * d2[0]
         if abs(cross) < 1e-9:  # parallel: the mid-parallel
-            off = float((p2 - p1) @ np.array([-d1[1], d1[0]]))
+            off = float(A.dot(p2 - p1, np.array([-d1[1], d1[0]])))
             if abs(off) < MIN_FEATURE:
                 return None
             return p1 + np.array([-d1[1], d1[0]]) * off / 2, np.array([-d1[1], d1[0]])
@@ -178,8 +179,8 @@ def axiom_line(
         p1, p2, (lp, ld) = pick_pt(), pick_pt(), pick_line()
         r = float(np.hypot(*(p1 - p2)))
         w = lp - p2
-        half_b = float(w @ ld)
-        disc = half_b * half_b - (float(w @ w) - r * r)
+        half_b = float(A.dot(w, ld))
+        disc = half_b * half_b - (float(A.dot(w, w)) - r * r)
         if r < MIN_FEATURE or disc < 0:
             return None
         s = -half_b + math.sqrt(disc) * (1 if rng.random() < 0.5 else -1)
@@ -200,11 +201,11 @@ AXIOMS = (1, 2, 3, 4, 5, 7)
 def _well_spaced(cp: CreasePattern) -> bool:
     """No tiny edges or near-coincident vertices: such patterns render as noise and fold badly."""
     e = np.array(cp.edges)
-    lens = np.linalg.norm(cp.vertices[e[:, 0]] - cp.vertices[e[:, 1]], axis=1)
+    lens = A.norm(cp.vertices[e[:, 0]] - cp.vertices[e[:, 1]])
     if float(lens.min()) < MIN_FEATURE:
         return False
     v = cp.vertices
-    d = np.linalg.norm(v[:, None] - v[None], axis=2) + np.eye(len(v))
+    d = A.norm(v[:, None] - v[None]) + np.eye(len(v))
     return float(d.min()) >= MIN_FEATURE
 
 
@@ -381,13 +382,13 @@ def _twist_lines(center: NDArray[np.float64], side: float, alpha: float,
                  box: tuple[float, float, float]) -> list[tuple[tuple[float, float], tuple[float, float]]]:
     x0, y0, s = box
     rot = np.array([[math.cos(alpha), -math.sin(alpha)], [math.sin(alpha), math.cos(alpha)]])
-    corners = [center + rot @ (np.array(v) * side / 2) for v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    corners = [center + A.linear(rot, np.array(v) * side / 2) for v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
     segs = []
     for k in range(4):
         p, q = corners[k], corners[(k + 1) % 4]
         segs.append((p, q))
         d = q - p
-        outward = np.array([d[1], -d[0]]) / np.linalg.norm(d)
+        outward = A.unit(np.array([d[1], -d[0]]))
         pleat = np.array([outward[0] * math.cos(alpha) - outward[1] * math.sin(alpha),
                           outward[0] * math.sin(alpha) + outward[1] * math.cos(alpha)])
         for start in (p, q):

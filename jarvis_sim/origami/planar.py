@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from jarvis_sim.origami import affine2d as A
+
 TOL = 1e-7
 
 
@@ -63,7 +65,7 @@ def arrange(segments: NDArray[np.float64], tol: float = TOL) -> Arrangement:
     cuts: list[list[float]] = [[0.0, 1.0] for _ in range(n)]
     if n:
         p, r = seg[:, 0], seg[:, 1] - seg[:, 0]
-        length2 = np.einsum("ij,ij->i", r, r)
+        length2 = A.dot(r, r)
         for i in range(n):
             q, s = seg[i, 0], seg[i, 1] - seg[i, 0]
             rxs = r[:, 0] * s[1] - r[:, 1] * s[0]
@@ -73,7 +75,7 @@ def arrange(segments: NDArray[np.float64], tol: float = TOL) -> Arrangement:
             with np.errstate(divide="ignore", invalid="ignore"):
                 t = qpxs / rxs  # along the other segments
                 u = qpxr / rxs  # along segment i
-            len_i = math.sqrt(float(s @ s))
+            len_i = math.sqrt(float(A.dot(s, s)))
             lens = np.sqrt(length2)
             et = tol / np.maximum(lens, tol)
             eu = tol / max(len_i, tol)
@@ -87,7 +89,7 @@ def arrange(segments: NDArray[np.float64], tol: float = TOL) -> Arrangement:
                 if j == i:
                     continue
                 for end in seg[j]:
-                    w = float((end - q) @ s) / max(len_i * len_i, 1e-300)
+                    w = float(A.dot(end - q, s)) / max(len_i * len_i, 1e-300)
                     if -eu <= w <= 1 + eu:
                         cuts[i].append(min(max(w, 0.0), 1.0))
     edge_of: dict[tuple[int, int], set[int]] = {}
@@ -110,7 +112,7 @@ def faces_ccw(vertices: NDArray[np.float64], edges: Sequence[tuple[int, int]]) -
         nbrs.setdefault(b, []).append(a)
     for v, ns in nbrs.items():
         d = vertices[ns] - vertices[v]
-        order = np.argsort(np.arctan2(d[:, 1], d[:, 0]))
+        order = np.argsort(A.angles(d), kind="stable")
         nbrs[v] = [ns[k] for k in order]
     pos = {v: {w: k for k, w in enumerate(ns)} for v, ns in nbrs.items()}
     seen: set[tuple[int, int]] = set()
@@ -136,13 +138,13 @@ def faces_ccw(vertices: NDArray[np.float64], edges: Sequence[tuple[int, int]]) -
 def polygon_area(poly: NDArray[np.float64]) -> float:
     """Signed area (positive for counter-clockwise)."""
     x, y = poly[:, 0], poly[:, 1]
-    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+    return 0.5 * (A.fsum(x * np.roll(y, -1)) - A.fsum(np.roll(x, -1) * y))
 
 
 def clip_convex(poly: NDArray[np.float64], point: NDArray[np.float64], normal: NDArray[np.float64]) -> NDArray[np.float64]:
     """The part of a polygon where (x - point) . normal >= 0 (Sutherland-Hodgman against one half-plane)."""
     out: list[NDArray[np.float64]] = []
-    d = (poly - point) @ normal
+    d = A.dot(poly - point, normal)
     k = len(poly)
     for i in range(k):
         j = (i + 1) % k

@@ -176,3 +176,19 @@ def test_failing_artifact_write_fails_the_episode_with_the_reason_then_resume_re
     from agent.reporting import finish_run
 
     assert finish_run(RunDirectory(out))["n_episodes"] == 1  # one per task in the report
+
+
+def test_config_json_records_provenance_and_old_configs_still_resume(tmp_path: Path) -> None:
+    import json
+
+    from agent.run_store import RunConfig, RunDirectory
+
+    cfg = RunConfig(task_ids=["lego/x/001"])
+    RunDirectory.open(tmp_path / "new", cfg)
+    stored = json.loads((tmp_path / "new" / "config.json").read_text())
+    assert stored["schema_version"] == 2 and stored["provenance"]["packages"]["mujoco"]
+    RunDirectory.open(tmp_path / "new", cfg)  # resumes: provenance is not part of the run's identity
+    old = {k: v for k, v in cfg.model_dump(mode="json").items() if k != "provenance"}
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "config.json").write_text(json.dumps({**old, "schema_version": 1}))
+    RunDirectory.open(tmp_path / "old", cfg)
