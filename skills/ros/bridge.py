@@ -163,7 +163,8 @@ class BridgeNode:
     """The bridge (see the module docstring). Create, then `spin()`; `close()` frees the node and the backend."""
 
     def __init__(self, backend: Backend, *, namespace: str = DEFAULT_NAMESPACE, planner: str = "cartesian",
-                 joint_state_hz: float = 100.0, camera_hz: float = 10.0, node_name: str = "jarvis_bridge"):
+                 joint_state_hz: float = 100.0, camera_hz: float = 10.0, node_name: str = "jarvis_bridge",
+                 wall_stamps: bool = False):
         import rclpy
         from jarvis_interfaces import action as ja
         from jarvis_interfaces import srv as js
@@ -193,6 +194,8 @@ class BridgeNode:
         self._feedback_cls: Any = None
         self._ticking = False
         self.joint_states_published = 0
+        # Stamps are simulated time (consumers set use_sim_time); wall-clock stamps let a benchmark measure latency.
+        self._now: Callable[[], float] = time.time if wall_stamps else (lambda: self.raw_backend.sim_time_s)
 
         n = self.node
         self.pub_joint_states = n.create_publisher(JointState, "/joint_states", 100)
@@ -291,7 +294,7 @@ class BridgeNode:
 
     def _publish_robot(self) -> None:
         state = self.raw_backend.robot_state()
-        t = self.raw_backend.sim_time_s
+        t = self._now()
         js = self._JointState()
         _stamp(js.header.stamp, t)
         js.name = [*PANDA_ARM_JOINTS, *PANDA_FINGER_JOINTS]
@@ -301,7 +304,7 @@ class BridgeNode:
         self.pub_joint_states.publish(js)
         self.joint_states_published += 1
         clock = self._Clock()
-        _stamp(clock.clock, t)
+        _stamp(clock.clock, self.raw_backend.sim_time_s)
         self.pub_clock.publish(clock)
         if self.pub_tf is not None:
             from geometry_msgs.msg import TransformStamped
@@ -322,7 +325,7 @@ class BridgeNode:
             if not (want_rgb or want_depth or pub_info.get_subscription_count() > 0):
                 continue
             frame = self.raw_backend.render(cam, rgb=want_rgb, depth=want_depth, segmentation=False)
-            t = self.raw_backend.sim_time_s
+            t = self._now()
             frame_id = f"{cam}_camera_optical_frame"
             if want_rgb and frame.rgb is not None:
                 pub_rgb.publish(image_message(self._Image, frame.rgb, "rgb8", frame_id, t))
@@ -622,9 +625,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help="prefix of the skills/ and sim/ interfaces")
     parser.add_argument("--planner", default="cartesian", help="motion planner of the skills (skills.motion)")
     parser.add_argument("--camera-hz", type=float, default=10.0, help="camera topic rate while subscribed")
+    parser.add_argument("--wall-stamps", action="store_true", help="stamp topics with wall time (benchmarks)")
     args, _ros_args = parser.parse_known_args(argv)
     bridge = BridgeNode(make_backend(args.backend), namespace=args.namespace, planner=args.planner,
-                        camera_hz=args.camera_hz)
+                        camera_hz=args.camera_hz, wall_stamps=args.wall_stamps)
     bridge.node.get_logger().info(f"bridge ready: backend {args.backend}, namespace {bridge.ns}, planner {args.planner}")
     try:
         bridge.spin()
