@@ -101,6 +101,9 @@ class OmplPlanner(MotionPlanner):
         """A collision-free joint path from the current configuration to the pose, and the pose's quaternion."""
         from ompl import base as ob
         from ompl import geometric as og
+        from ompl import util as ou
+
+        ou.setLogLevel(ou.LOG_WARN)  # OMPL's info lines go to stdout, which benchmarks and the CLI print JSON on
 
         backend = ctx.backend
         goal_q, quaternion = self.goal_configuration(ctx, position, quaternion, ignore)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -249,6 +250,11 @@ class BridgeNode:
         except ImportError:
             n.get_logger().warning("control_msgs is not installed: no trajectory or gripper controllers")
         self._timer = n.create_timer(self._js_period, self._on_timer)
+        self._robot_msgs: tuple[Any, Any, Any, float] | None = None
+        self._stop = threading.Event()
+        self._wall_stamps = wall_stamps
+        self._publisher_thread = threading.Thread(target=self._robot_publisher, name="joint-states", daemon=True)
+        self._publisher_thread.start()
 
     # --- life cycle ------------------------------------------------------------------------------
     def spin(self) -> None:
@@ -266,6 +272,8 @@ class BridgeNode:
 
     def close(self) -> None:
         """Destroy the node, shut its context down and free the backend."""
+        self._stop.set()
+        self._publisher_thread.join(timeout=2.0)
         try:
             self.node.destroy_node()
         finally:
@@ -287,36 +295,57 @@ class BridgeNode:
             return  # no scene loaded yet
         if now >= self._next_js:
             self._next_js = max(self._next_js + self._js_period, now - self._js_period)
-            self._publish_robot()
+            self._snapshot_robot()
         if now >= self._next_cam:
             self._next_cam = now + self._cam_period
             self._publish_cameras()
 
-    def _publish_robot(self) -> None:
+    def _snapshot_robot(self) -> None:
+        """Read the robot (this thread owns the simulator) into the messages the publisher thread sends."""
         state = self.raw_backend.robot_state()
-        t = self._now()
         js = self._JointState()
-        _stamp(js.header.stamp, t)
         js.name = [*PANDA_ARM_JOINTS, *PANDA_FINGER_JOINTS]
         half = state.gripper_width / 2
         js.position = [float(x) for x in state.joint_positions] + [half, half]
         js.velocity = [float(x) for x in state.joint_velocities] + [0.0, 0.0]
-        self.pub_joint_states.publish(js)
-        self.joint_states_published += 1
         clock = self._Clock()
         _stamp(clock.clock, self.raw_backend.sim_time_s)
-        self.pub_clock.publish(clock)
+        tf_msg = None
         if self.pub_tf is not None:
             from geometry_msgs.msg import TransformStamped
 
             tf = TransformStamped()
-            _stamp(tf.header.stamp, t)
             tf.header.frame_id, tf.child_frame_id = "world", "panda_tcp"
             p, q = state.ee_position, state.ee_quaternion
             tf.transform.translation.x, tf.transform.translation.y, tf.transform.translation.z = (float(v) for v in p)
             tf.transform.rotation.w, tf.transform.rotation.x = float(q[0]), float(q[1])
             tf.transform.rotation.y, tf.transform.rotation.z = float(q[2]), float(q[3])
-            self.pub_tf.publish(self._TFMessage(transforms=[tf]))
+            tf_msg = self._TFMessage(transforms=[tf])
+        self._robot_msgs = (js, clock, tf_msg, self._now())
+
+    def _robot_publisher(self) -> None:
+        """Publish the latest robot snapshot at the joint-state rate, whatever the simulator thread is doing
+        (a camera frame rendered in software takes longer than a 10 ms period)."""
+        next_t = time.perf_counter()
+        while not self._stop.is_set():
+            snap = self._robot_msgs
+            if snap is not None:
+                js, clock, tf_msg, t = snap
+                if self._wall_stamps:
+                    t = time.time()
+                _stamp(js.header.stamp, t)
+                self.pub_joint_states.publish(js)
+                self.pub_clock.publish(clock)
+                if tf_msg is not None:
+                    for tf in tf_msg.transforms:
+                        _stamp(tf.header.stamp, t)
+                    self.pub_tf.publish(tf_msg)
+                self.joint_states_published += 1
+            next_t += self._js_period
+            delay = next_t - time.perf_counter()
+            if delay < -self._js_period:
+                next_t = time.perf_counter()  # fell behind: restart the schedule instead of bursting
+            self._stop.wait(max(0.0, delay))
 
     def _publish_cameras(self) -> None:
         for cam, (pub_rgb, pub_depth, pub_info) in self.camera_pubs.items():
