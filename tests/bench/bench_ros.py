@@ -238,7 +238,7 @@ def bench_ompl(queries: int) -> None:
             pass
     backend.close()
     emit("ompl_scene_bricks", len(pos) + 1, "bricks")
-    emit("ompl_builtin_path_blocked", blocked, "transfers", of=queries)
+    emit("ompl_builtin_path_blocked", blocked, "transfers", of=queries, includes="path_blocked or unreachable")
     emit("ompl_found_where_builtin_blocked", rescued / max(blocked, 1), "fraction", rescued=rescued, blocked=blocked)
     if times:
         emit("ompl_plan_time_p50", statistics.median(times), "ms", includes="plan + simplify")
