@@ -47,3 +47,11 @@ def test_no_bridge_is_a_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(BackendError, match="no jarvis bridge answers /jarvis_nobody/sim/load_task"):
         make_backend("ros", namespace="/jarvis_nobody", connect_s=1.0)
+
+
+def test_parallel_workers_on_one_bridge_are_refused(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent.cli.main", "run", "--task", TASK, "--workers", "2", "--backend", "ros",
+         "--out", str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode != 0 and "one bridge" in proc.stderr and not (tmp_path / "run").exists()
