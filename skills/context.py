@@ -95,10 +95,12 @@ class SkillContext:
             if self.on_call is not None:
                 self.on_call(record)
 
-    def _invoke_remote(self, remote: Callable[[str, list[Any], dict[str, Any]], SkillCallRecord], spec: SkillSpec,
-                       args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """Forward a call to the skill host behind the backend; log its record as if the call had run here."""
-        record = remote(spec.name, [_to_json(a) for a in args], {k: _to_json(v) for k, v in kwargs.items()})
+    def _invoke_remote(self, remote: Callable[..., SkillCallRecord], spec: SkillSpec, args: tuple[Any, ...],
+                       kwargs: dict[str, Any]) -> Any:
+        """Forward a call to the skill host behind the backend; log its record as if the call had run here.
+        Images a remote skill captures are saved here, through this context's image sink."""
+        record = remote(spec.name, [_to_json(a) for a in args], {k: _to_json(v) for k, v in kwargs.items()},
+                        image_sink=self.image_sink, camera=self.camera)
         self.calls.append(record)
         if self.on_call is not None:
             self.on_call(record)

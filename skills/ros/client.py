@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -180,8 +181,12 @@ class RosBackend(Backend):
         )
 
     # --- skills ----------------------------------------------------------------------------------
-    def invoke_skill(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> SkillCallRecord:
-        """Run a skill in the bridge; returns its call record (ok with result, or the typed error)."""
+    def invoke_skill(self, name: str, args: list[Any], kwargs: dict[str, Any],
+                     image_sink: Callable[[str, np.ndarray], str] | None = None, camera: str = "top") -> SkillCallRecord:
+        """Run a skill in the bridge; returns its call record (ok with result, or the typed error).
+
+        capture_images runs in the bridge (so calls are counted there, where perturbations fire), and its images
+        are then rendered through the privileged render service and saved by `image_sink` on this side."""
         goal = self._typed_goal(name, args, kwargs)
         if goal is not None:
             gh = self._wait(self._actions[name].send_goal_async(goal), f"{self.ns}/skills/{name}")
@@ -197,7 +202,12 @@ class RosBackend(Backend):
         self._sim_time = float(st.sim_time_s) or self._sim_time
         if st.code == status.BRIDGE_ERROR:
             raise BackendError(f"the bridge could not run {name}: {st.message}")
-        return SkillCallRecord.model_validate_json(result.record_json)
+        record = SkillCallRecord.model_validate_json(result.record_json)
+        if name == "capture_images" and record.ok and image_sink is not None:
+            frame = self.render(camera, rgb=True, depth=True, segmentation=False)
+            assert frame.rgb is not None and frame.depth is not None
+            record.result = {"rgb": image_sink("rgb", frame.rgb), "depth": image_sink("depth", frame.depth)}
+        return record
 
     def _typed_goal(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """The typed action goal of a call, or None when the call has another shape (it then goes through

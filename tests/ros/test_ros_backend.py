@@ -55,3 +55,41 @@ def test_parallel_workers_on_one_bridge_are_refused(tmp_path: Path) -> None:
          "--out", str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode != 0 and "one bridge" in proc.stderr and not (tmp_path / "run").exists()
+
+
+def test_the_generic_library_through_ros(bridge: BridgeProcess) -> None:
+    """Skills without a typed action go through CallSkill; typed errors and captured images come back."""
+    import numpy as np
+
+    from jarvis_sim.backends.base import make_backend
+    from skills.context import SkillContext
+    from skills.errors import SkillError
+    from skills.registry import bind
+    from tests.fakes.lego_tasks import stack_task
+
+    task = stack_task(2, 1)
+    backend = make_backend("ros", namespace=bridge.namespace)
+    try:
+        backend.load(task, seed=0)
+        saved: dict[str, np.ndarray] = {}
+
+        def sink(kind: str, image: np.ndarray) -> str:
+            saved[f"img{len(saved)}_{kind}"] = image
+            return f"img{len(saved) - 1}_{kind}"
+
+        ctx = SkillContext(backend=backend, workspace=task.workspace, image_sink=sink)
+        skills = bind("generic", ctx)
+        state = skills["get_joint_state"]()
+        assert len(state["positions_rad"]) == 7
+        pose = skills["move_ee"](450.0, 0.0, 150.0)
+        assert abs(pose["x_mm"] - 450.0) < 2 and abs(pose["z_mm"] - 150.0) < 2
+        with pytest.raises(SkillError) as err:
+            skills["move_ee"](450.0, 0.0, -50.0)
+        assert err.value.kind == "invalid_argument" and "z_mm must lie" in err.value.message
+        names = skills["capture_images"]()
+        assert names == {"rgb": "img0_rgb", "depth": "img1_depth"}
+        assert saved["img0_rgb"].shape == (480, 640, 3) and saved["img1_depth"].shape == (480, 640)
+        assert [c.name for c in ctx.calls] == ["get_joint_state", "move_ee", "move_ee", "capture_images"]
+        assert [c.ok for c in ctx.calls] == [True, True, False, True] and ctx.calls[2].error_kind == "invalid_argument"
+    finally:
+        backend.close()
