@@ -169,6 +169,7 @@ class BridgeNode:
         import rclpy
         from jarvis_interfaces import action as ja
         from jarvis_interfaces import srv as js
+        from jarvis_interfaces.msg import BrickDescriptor
         from rclpy.action import ActionServer, GoalResponse
         from rclpy.context import Context
         from rclpy.node import Node
@@ -193,7 +194,6 @@ class BridgeNode:
         self._goal: Any = None  # the skill goal being executed (for phase feedback)
         self._phase_index = 0
         self._feedback_cls: Any = None
-        self._ticking = False
         self.joint_states_published = 0
         # Stamps are simulated time (consumers set use_sim_time); wall-clock stamps let a benchmark measure latency.
         self._now: Callable[[], float] = time.time if wall_stamps else (lambda: self.raw_backend.sim_time_s)
@@ -237,7 +237,7 @@ class BridgeNode:
             n.create_service(js.GetWorldState, f"{self.ns}/sim/world_state", self._world_state),
             n.create_service(js.Render, f"{self.ns}/sim/render", self._render),
         ]
-        self._BrickDescriptor = __import__("jarvis_interfaces.msg", fromlist=["BrickDescriptor"]).BrickDescriptor
+        self._BrickDescriptor = BrickDescriptor
         try:
             from control_msgs.action import FollowJointTrajectory, GripperCommand
 
@@ -246,7 +246,8 @@ class BridgeNode:
                 n, FollowJointTrajectory, "/panda_arm_controller/follow_joint_trajectory",
                 execute_callback=self._follow_joint_trajectory, goal_callback=self._check_trajectory))
             self._servers.append(ActionServer(n, GripperCommand, "/panda_hand_controller/gripper_cmd",
-                                              execute_callback=self._gripper_command))
+                                              execute_callback=self._gripper_command,
+                                              goal_callback=self._scene_loaded))
         except ImportError:
             n.get_logger().warning("control_msgs is not installed: no trajectory or gripper controllers")
         self._timer = n.create_timer(self._js_period, self._on_timer)
@@ -282,12 +283,10 @@ class BridgeNode:
             self.raw_backend.close()
 
     # --- robot topics ----------------------------------------------------------------------------
-    def _on_timer(self) -> None:
-        if not self._ticking:
-            self._publish_due(time.perf_counter())
+    def _on_timer(self) -> None:  # idle: the executor is free between skill calls
+        self._publish_due(time.perf_counter())
 
-    def _on_tick(self) -> None:
-        self._ticking = True
+    def _on_tick(self) -> None:  # inside a skill or controller goal, which blocks the executor while it steps
         self._publish_due(time.perf_counter())
 
     def _publish_due(self, now: float) -> None:
@@ -418,7 +417,7 @@ class BridgeNode:
             try:
                 code, kind, message, value, record = self._invoke(name, [], goal_args(goal_handle.request))
             finally:
-                self._goal, self._ticking = None, False
+                self._goal = None
             result = action_cls.Result()
             self._fill_status(result.status, code, kind, message)
             result.result_json, result.record_json = json.dumps(value), record
@@ -555,7 +554,15 @@ class BridgeNode:
         return response
 
     # --- ros2_control-style controllers --------------------------------------------------------
+    def _scene_loaded(self, goal_request: Any) -> Any:
+        if self.ctx is None:
+            self.node.get_logger().warning("controller goal rejected: no task is loaded")
+            return self._goal_response.REJECT
+        return self._goal_response.ACCEPT
+
     def _check_trajectory(self, goal_request: Any) -> Any:
+        if self.ctx is None:
+            return self._scene_loaded(goal_request)
         try:
             self._trajectory(goal_request)
         except TrajectoryRejected as exc:
@@ -596,7 +603,6 @@ class BridgeNode:
             if float(np.max(np.abs(b.robot_state().joint_positions - final))) < tolerance:
                 break
             b.step(1)
-        self._ticking = False
         err = float(np.max(np.abs(b.robot_state().joint_positions - final)))
         if err < tolerance:
             result.error_code = self._FJT.Result.SUCCESSFUL
@@ -639,7 +645,6 @@ class BridgeNode:
             last = w
             if still * b.control_dt > 0.05:
                 break
-        self._ticking = False
         reached = abs(last - target_width) < 0.002
         result = GripperCommand.Result(position=last / 2, effort=force if closing else 0.0,
                                        stalled=closing and not reached, reached_goal=reached)

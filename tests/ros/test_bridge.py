@@ -116,6 +116,15 @@ def test_a_bad_task_is_refused_with_the_reason(client: Client) -> None:
     assert not resp.ok and "load_task" in resp.message and "id" in resp.message
 
 
+def test_controllers_refuse_goals_before_a_task_is_loaded(client: Client) -> None:
+    from control_msgs.action import GripperCommand
+
+    goal = GripperCommand.Goal()
+    goal.command.position = 0.02
+    ok, _ = client.goal(GripperCommand, "/panda_hand_controller/gripper_cmd", goal)
+    assert not ok
+
+
 def test_joint_states_clock_and_tf_are_published(loaded: Client) -> None:
     from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import JointState
