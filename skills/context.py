@@ -73,6 +73,9 @@ class SkillContext:
             raise BudgetExceeded(
                 f"the episode's simulated-time budget ({self.max_sim_s:.0f} s) is spent; stop here."
             )
+        remote = getattr(self.backend, "invoke_skill", None)
+        if remote is not None:  # the skills run next to a remote simulator (skills/ros/client.py)
+            return self._invoke_remote(remote, spec, args, kwargs)
         self._apply_perturbations()
         t0, sim0 = time.perf_counter(), self.backend.sim_time_s
         record = SkillCallRecord(name=spec.name, args=_jsonable_args(spec, args, kwargs), ok=False)
@@ -91,6 +94,19 @@ class SkillContext:
             self.calls.append(record)
             if self.on_call is not None:
                 self.on_call(record)
+
+    def _invoke_remote(self, remote: Callable[..., SkillCallRecord], spec: SkillSpec, args: tuple[Any, ...],
+                       kwargs: dict[str, Any]) -> Any:
+        """Forward a call to the skill host behind the backend; log its record as if the call had run here.
+        Images a remote skill captures are saved here, through this context's image sink."""
+        record = remote(spec.name, [_to_json(a) for a in args], {k: _to_json(v) for k, v in kwargs.items()},
+                        image_sink=self.image_sink, camera=self.camera)
+        self.calls.append(record)
+        if self.on_call is not None:
+            self.on_call(record)
+        if record.ok:
+            return record.result
+        raise SkillError(record.error or "", kind=record.error_kind or SkillError.kind)
 
     def _apply_perturbations(self) -> None:
         n = len(self.calls)

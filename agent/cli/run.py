@@ -107,6 +107,10 @@ def register(app: typer.Typer) -> None:
             )
             if executor not in ("local", "ray"):
                 raise typer.BadParameter(f"executor must be local or ray, not {executor!r}")
+            if backend == "ros" and (workers > 1 or executor == "ray"):
+                # Every worker would reach the same bridge (JARVIS_ROS_NAMESPACE), which hosts one scene.
+                raise typer.BadParameter("--backend ros drives one bridge, one episode at a time: use --workers 0 "
+                                         "or 1 with the local executor (one bridge per namespace per run)")
             summary = run_command(cfg, out, workers, executor, address)
         except (RunDirError, UnknownKeyError, TaskFileError, ValueError, RuntimeError) as exc:
             typer.echo(f"error: {exc}", err=True)

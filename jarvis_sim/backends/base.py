@@ -176,8 +176,11 @@ _BACKENDS: dict[str, str] = {
     # name -> "module:Class"; imported only when chosen, so a missing optional simulator costs nothing.
     "mujoco": "jarvis_sim.backends.mujoco.backend:MujocoBackend",
     "isaac": "jarvis_sim.backends.isaac.backend:IsaacBackend",
+    # The service side of a ROS 2 bridge (skills/ros/bridge.py) that hosts the simulator and the skills.
+    "ros": "skills.ros.client:RosBackend",
 }
-_EXTRAS = {"mujoco": "pip install 'jarvis' (mujoco is a core dependency)", "isaac": "docker compose (see docker/)"}
+_EXTRAS = {"mujoco": "pip install 'jarvis' (mujoco is a core dependency)", "isaac": "docker compose (see docker/)",
+           "ros": ".ci/ros-setup (pip install 'jarvis[ros]' and ros2_ws/src/jarvis_interfaces)"}
 
 
 def backend_names() -> list[str]:

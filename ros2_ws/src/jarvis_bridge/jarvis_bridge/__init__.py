@@ -1,0 +1,1 @@
+"""ROS 2 package wrapper of the JARVIS bridge node (skills.ros.bridge)."""

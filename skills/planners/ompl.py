@@ -1,0 +1,174 @@
+"""OMPL as the skills' motion planner: RRT-Connect in the Panda's 7-D joint space, with the backend's own
+collision query (Backend.collisions: arm and held brick against the scene) as the validity check.
+
+A transfer whose straight Cartesian line is free runs exactly as with the built-in planner (the straight line
+is shorter and predictable); where the line collides or leaves the reachable space, OMPL searches a detour
+around the obstacles, the path is shortcut-simplified, streamed as joint targets, and the tool settles on the
+target pose under the Cartesian controller. Guarded moves (check_collisions=False: descents into a grasp or a
+press) stay straight lines.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from jarvis_sim.quaternions import half_turn
+from skills.errors import PathBlocked, Unreachable
+from skills.motion import SETTLE_MAX_S, SETTLE_TOLERANCE_M, CartesianPlanner, MotionPlanner
+
+if TYPE_CHECKING:
+    from skills.context import SkillContext
+
+# Franka Panda joint limits (rad), from Franka's datasheet; the MuJoCo model uses the same.
+PANDA_LOWER = np.array([-2.8973, -1.7628, -2.8973, -3.0718, -2.8973, -0.0175, -2.8973])
+PANDA_UPPER = np.array([2.8973, 1.7628, 2.8973, -0.0698, 2.8973, 3.7525, 2.8973])
+LIMIT_MARGIN_RAD = 0.02
+
+
+@dataclass
+class PlanStats:
+    """What the last plan cost: planning and simplification time, validity checks, waypoints."""
+
+    used_ompl: bool = False
+    plan_s: float = 0.0
+    simplify_s: float = 0.0
+    checks: int = 0
+    waypoints: int = 0
+
+
+@dataclass
+class OmplPlanner(MotionPlanner):
+    """RRT-Connect detours checked by the backend's collision query (see the module docstring)."""
+
+    time_limit_s: float = 2.0
+    simplify_steps: int = 12
+    resolution: float = 0.004  # fraction of the joint space's extent between checked states along an edge
+    joint_speed_rad_s: float = 0.8
+    cartesian: CartesianPlanner = field(default_factory=CartesianPlanner)
+    last: PlanStats = field(default_factory=PlanStats)
+
+    def move_to(self, ctx: SkillContext, position: np.ndarray, quaternion: np.ndarray, speed: float = 0.2,
+                check_collisions: bool = True, ignore: tuple[str, ...] = ()) -> None:
+        """Straight when free, an OMPL detour when the straight line collides; raise before moving otherwise."""
+        position = np.asarray(position, dtype=float)
+        quaternion = np.asarray(quaternion, dtype=float)
+        self.last = PlanStats()
+        if not check_collisions:
+            self.cartesian.move_to(ctx, position, quaternion, speed, check_collisions, ignore)
+            return
+        try:
+            self.cartesian.plan(ctx, position, quaternion, True, ignore)
+        except (PathBlocked, Unreachable):
+            try:
+                self.cartesian.plan(ctx, position, half_turn(quaternion), True, ignore)
+            except (PathBlocked, Unreachable):
+                path, quaternion = self.plan(ctx, position, quaternion, ignore)
+                self._execute(ctx, path, position, quaternion, speed)
+                return
+            quaternion = half_turn(quaternion)
+        self.cartesian.move_to(ctx, position, quaternion, speed, check_collisions, ignore)
+
+    def goal_configuration(self, ctx: SkillContext, position: np.ndarray, quaternion: np.ndarray,
+                           ignore: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """A collision-free joint configuration at the pose (either half turn of the symmetric gripper)."""
+        backend = ctx.backend
+        q0 = backend.robot_state().joint_positions.copy()
+        blocked: list[tuple[str, str]] = []
+        for quat in (quaternion, half_turn(quaternion)):
+            for seed in (q0, np.asarray(backend.home_q, dtype=float)):
+                q = backend.solve_ik(position, quat, seed)
+                if q is None or not self._within_limits(q):
+                    continue
+                hits = backend.collisions(q, ignore=ignore)
+                if not hits:
+                    return q, quat
+                blocked = blocked or hits
+        p = position * 1000.0
+        if blocked:
+            a, b = blocked[0]
+            raise PathBlocked(f"at ({p[0]:.0f}, {p[1]:.0f}, {p[2]:.0f}) mm {a} would touch {b}; pick another target.")
+        raise Unreachable(f"the arm cannot reach ({p[0]:.0f}, {p[1]:.0f}, {p[2]:.0f}) mm with the gripper pointing down; "
+                          "choose a target closer to the robot base or lower.")
+
+    def plan(self, ctx: SkillContext, position: np.ndarray, quaternion: np.ndarray,
+             ignore: tuple[str, ...] = ()) -> tuple[list[np.ndarray], np.ndarray]:
+        """A collision-free joint path from the current configuration to the pose, and the pose's quaternion."""
+        from ompl import base as ob
+        from ompl import geometric as og
+        from ompl import util as ou
+
+        ou.setLogLevel(ou.LOG_WARN)  # OMPL's info lines go to stdout, which benchmarks and the CLI print JSON on
+
+        backend = ctx.backend
+        goal_q, quaternion = self.goal_configuration(ctx, position, quaternion, ignore)
+        start_q = backend.robot_state().joint_positions.copy()
+        space = ob.RealVectorStateSpace(7)
+        bounds = ob.RealVectorBounds(7)
+        for i in range(7):
+            bounds.setLow(i, float(PANDA_LOWER[i] + LIMIT_MARGIN_RAD))
+            bounds.setHigh(i, float(PANDA_UPPER[i] - LIMIT_MARGIN_RAD))
+        space.setBounds(bounds)
+        setup = og.SimpleSetup(space)
+        stats = PlanStats(used_ompl=True)
+
+        def valid(state: object) -> bool:
+            stats.checks += 1
+            q = np.array([state[i] for i in range(7)])  # type: ignore[index]
+            return not backend.collisions(q, ignore=ignore)
+
+        setup.setStateValidityChecker(valid)
+        setup.getSpaceInformation().setStateValidityCheckingResolution(self.resolution)
+        start, goal = space.allocState(), space.allocState()
+        for i in range(7):
+            start[i] = float(np.clip(start_q[i], PANDA_LOWER[i] + LIMIT_MARGIN_RAD, PANDA_UPPER[i] - LIMIT_MARGIN_RAD))
+            goal[i] = float(goal_q[i])
+        setup.setStartAndGoalStates(start, goal)
+        setup.setPlanner(og.RRTConnect(setup.getSpaceInformation()))
+        t0 = time.perf_counter()
+        setup.solve(self.time_limit_s)
+        stats.plan_s = time.perf_counter() - t0
+        if not setup.haveExactSolutionPath():
+            self.last = stats
+            p = position * 1000.0
+            raise PathBlocked(f"no collision-free path to ({p[0]:.0f}, {p[1]:.0f}, {p[2]:.0f}) mm was found in "
+                              f"{self.time_limit_s:.1f} s; clear the way or pick another target.")
+        t1 = time.perf_counter()
+        solution = setup.getSolutionPath()
+        # Only vertex reduction (shortcuts between non-adjacent waypoints), bounded in steps: SimpleSetup's full
+        # simplification runs at least one whole pass whatever its time limit, seconds in a 150-brick scene where
+        # a collision query costs milliseconds.
+        setup.getPathSimplifier().reduceVertices(solution, self.simplify_steps)
+        stats.simplify_s = time.perf_counter() - t1
+        path = [np.array([s[i] for i in range(7)]) for s in solution.getStates()]
+        path[0] = start_q  # the clipped start only guards the bounds; motion starts where the arm is
+        stats.waypoints = len(path)
+        self.last = stats
+        return path, quaternion
+
+    def _execute(self, ctx: SkillContext, path: list[np.ndarray], position: np.ndarray, quaternion: np.ndarray,
+                 speed: float) -> None:
+        """Stream the joint path at a speed scaled like the Cartesian moves, then settle on the tool pose."""
+        backend = ctx.backend
+        rate = self.joint_speed_rad_s * min(1.0, max(speed, 1e-3) / 0.2)
+        for a, b in itertools.pairwise(path):
+            span = float(np.max(np.abs(b - a)))
+            steps = max(1, math.ceil(span / rate / backend.control_dt))
+            for k in range(1, steps + 1):
+                t = k / steps
+                backend.set_joint_targets(a + (t * t * (3 - 2 * t)) * (b - a))
+                backend.step(1)
+        backend.set_ee_target(position, quaternion)
+        for _ in range(math.ceil(SETTLE_MAX_S / backend.control_dt)):
+            if float(np.linalg.norm(backend.robot_state().ee_position - position)) < SETTLE_TOLERANCE_M:
+                break
+            backend.step(1)
+
+    @staticmethod
+    def _within_limits(q: np.ndarray) -> bool:
+        return bool(np.all(q >= PANDA_LOWER) and np.all(q <= PANDA_UPPER))
