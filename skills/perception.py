@@ -52,7 +52,7 @@ def point_cloud(frame: CameraFrame) -> np.ndarray:
 
 
 def segments(frame: CameraFrame) -> list[Segment]:
-    """Per-brick point sets of a frame (anonymous: the order carries no identity)."""
+    """Per-brick point sets of a frame, in the renderer's segment order (simulator body order: `detect` re-sorts)."""
     assert frame.segmentation is not None and frame.rgb is not None
     cloud = point_cloud(frame)
     out = []
@@ -217,11 +217,23 @@ def _covered(centre: np.ndarray, la: float, lb: float, yaw: float, top_z: float,
 
 
 def detect(frame: CameraFrame, ws: Workspace) -> list[tuple[BrickDescriptor, np.ndarray]]:
-    """Descriptors (without ids) and point sets of every brick visible in a frame."""
+    """Descriptors (without ids) and point sets of every brick visible in a frame, in spatial order."""
     segs = segments(frame)
     out = []
     for seg in segs:
         desc = describe(seg, ws, segs)
         if desc is not None:
             out.append((desc, seg.points))
+    out.sort(key=lambda found: spatial_key(found[0]))
     return out
+
+
+def spatial_key(d: BrickDescriptor) -> tuple[int, int, int]:
+    """Sort key of a descriptor: x, then y, then height, each to the whole millimetre.
+
+    Fresh perception ids are handed out in this order. The renderer's segments come in simulator body order, which
+    is the manual's order for the loose bricks (ids p5, p6, p7 were the manual's steps): numbering them so would
+    let an agent build in id order without reading the manual. Whole millimetres keep the order from flipping on a
+    sub-millimetre estimation difference between two runs.
+    """
+    return round(d.x_mm), round(d.y_mm), round(d.top_z_mm)
