@@ -20,6 +20,7 @@ from evaluator.episode import score_episode
 from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timings, TokenAccount
 from jarvis_sim.backends.base import Backend, make_backend
 from jarvis_sim.tasks.spec import TaskSpec
+from jarvis_sim.tasks.variation import seeded_scene
 from skills.context import SkillContext
 from skills.registry import bind
 
@@ -31,6 +32,8 @@ class AssemblyEpisode:
 
     def __init__(self, job: EpisodeJob, task: TaskSpec, backend: Backend, episode_dir: Path,
                  sandbox: Sandbox | None = None):
+        # The scene of the episode's seed: where its loose bricks lie, its distractors (seed 0: the task itself).
+        task = seeded_scene(task, job.agent.seed)
         self.job, self.task, self.backend, self.dir = job, task, backend, episode_dir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.started, self.t0 = now_iso(), time.perf_counter()

@@ -33,6 +33,7 @@ from evaluator.run_dir import (
 )
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.spec import TaskSpec
+from jarvis_sim.tasks.variation import seeded_scene
 
 Task = TaskSpec | QuestionItem
 TaskResolver = Callable[[str], Task]
@@ -98,6 +99,7 @@ def score_episode(record: EpisodeRecord, task: Task, config: ScoringConfig | Non
         })
     if record.final_state is None:
         return record
+    task = seeded_scene(task, record.seed)  # the episode's scene: its loose bricks started where its seed put them
     result = score_assembly(task, record.final_state, _elapsed(record.timings.sim_time_s, record.final_state.sim_time_s), cfg)
     rounds = [
         rnd.model_copy(
