@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from evaluator.answers import score_answer
 from evaluator.assembly import score_assembly
-from evaluator.config import ScoringConfig
+from evaluator.config import ScoringConfig, strict_profile
 from evaluator.effective_actions import effective_action_scores, score_actions
 from evaluator.plan_answers import planning_scores
 from evaluator.records import EpisodeRecord
@@ -113,7 +113,10 @@ def score_episode(record: EpisodeRecord, task: Task, config: ScoringConfig | Non
         else rnd
         for rnd in record.rounds
     ]
-    scores, details = result.scores(), {**result.details(), "task": task_info(task)}
+    strict = score_assembly(task, record.final_state, result.elapsed_s, strict_profile(cfg))
+    # The strict profile beside the paper's: validity only for bricks that earned pose credit.
+    scores = {**result.scores(), "strict_soft_score": strict.soft_score, "strict_validity": strict.validity}
+    details = {**result.details(), "task": task_info(task)}
     if any(rnd.code is not None for rnd in record.rounds):  # the effective-action analysis (Table 6)
         actions = score_actions(task, record, cfg)
         scores.update(effective_action_scores(actions))

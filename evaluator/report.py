@@ -61,6 +61,8 @@ def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
             for name, d in s.by_difficulty.items()
         ]
         lines += [*_table(header, rows), ""]
+    if ASSEMBLY_FAMILY in s.families:
+        lines += _floor_section(s)
     if s.horizon_complexity is not None:
         t = s.horizon_complexity
         lines += ["## Soft score by horizon (rows) and initial complexity (columns)", ""]
@@ -98,6 +100,26 @@ def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
     if plot_files:
         lines += ["## Plots", "", *[f"![{Path(p).stem}]({p})" for p in plot_files], ""]
     return "\n".join(lines)
+
+
+FLOOR_COLUMNS = ("strict_soft_score", "pose", "completion", "validity", "strict_validity", "stability")
+
+
+def _floor_section(s: RunSummary) -> list[str]:
+    """This run beside the reference floors, under both scoring profiles."""
+    lines = ["## Floors: this run beside agents that build nothing", "",
+             "`null` does nothing; `shuffle` picks each loose brick and puts it down again. Soft score is the "
+             "paper's profile; the strict profile counts a brick as valid only with pose credit "
+             "(`evaluator/config.py: strict_profile`).", ""]
+    header = ["Agent", "n", "Soft score", *[k.replace("_", " ").capitalize() for k in FLOOR_COLUMNS]]
+    rows = [[f"this run ({s.labels.get('agent', s.run)})", str(s.n_episodes), _ci(s.soft_score),
+             *[_ci(s.sub_scores.get(k)) for k in FLOOR_COLUMNS]]]
+    rows += [[name, str(f.n_episodes), _ci(f.soft_score), *[_ci(f.sub_scores.get(k)) for k in FLOOR_COLUMNS]]
+             for name, f in s.floors.items()]
+    lines += _table(header, rows)
+    if s.floors_note:
+        lines += ["", s.floors_note]
+    return [*lines, ""]
 
 
 class ComparisonRow(BaseModel):

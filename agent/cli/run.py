@@ -30,8 +30,10 @@ def budget_from_options(**options: Any) -> Budget:
     return Budget.model_validate({k: v for k, v in options.items() if v is not None})
 
 
-def run_command(config: RunConfig, out: Path, workers: int, executor: str, address: str | None) -> dict[str, Any]:
-    """Run a batch with a progress bar, then write summary.json and report.md; returns the summary."""
+def run_command(config: RunConfig, out: Path, workers: int, executor: str, address: str | None,
+                floors: bool = True) -> dict[str, Any]:
+    """Run a batch with a progress bar, then the floors (cached; unless `floors` is False), then write summary.json
+    and report.md; returns the summary."""
     bar: tqdm[Any] | None = None
 
     def on_start(progress: RunProgress) -> None:
@@ -52,8 +54,11 @@ def run_command(config: RunConfig, out: Path, workers: int, executor: str, addre
     finally:
         if bar is not None:
             bar.close()
+    from agent.floor_runs import needs_floors, run_floors
     from agent.reporting import finish_run
 
+    if floors and needs_floors(config):
+        run_floors(config, workers=workers)
     return finish_run(run)
 
 
@@ -86,6 +91,8 @@ def register(app: typer.Typer) -> None:
         address: str = typer.Option(None, help="Ray cluster address (executor ray)."),
         backend: str = typer.Option("mujoco", help="Simulator backend."),
         out: Path = typer.Option(..., help="Run directory (resumed if it exists with the same config)."),
+        floors: bool = typer.Option(True, help="Also run (once, cached) the null and shuffle floors the report "
+                                    "shows beside an assembly run."),
     ) -> None:
         """Run a suite or task list headless and write the run directory with its report."""
         try:
@@ -103,7 +110,7 @@ def register(app: typer.Typer) -> None:
             )
             if executor not in ("local", "ray"):
                 raise typer.BadParameter(f"executor must be local or ray, not {executor!r}")
-            summary = run_command(cfg, out, workers, executor, address)
+            summary = run_command(cfg, out, workers, executor, address, floors)
         except (RunDirError, UnknownKeyError, ValueError, RuntimeError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
