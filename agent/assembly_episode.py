@@ -46,6 +46,10 @@ class AssemblyEpisode:
             max_sim_s=self.sim_start + max_sim, perturbations=list(task.perturbations),
             image_sink=self._save_image,
         )
+        if job.agent.perception == "camera":
+            from skills.sensor import SensorModel
+
+            self.ctx.sensor, self.ctx.sensor_rng = SensorModel(), np.random.default_rng(job.agent.seed)
         self.methods = bind(job.agent.library, self.ctx)
         self.sandbox = sandbox or Sandbox(SandboxLimits(wall_s=budget.program_wall_s, max_calls=budget.skill_calls))
         self._own_sandbox = sandbox is None

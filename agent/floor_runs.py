@@ -23,7 +23,8 @@ def floor_config(config: RunConfig, agent: str) -> RunConfig:
     """The run config of one floor agent for a run: same tasks, seed, budget and backend."""
     from agent.batch import resolve_task_ids
 
-    return RunConfig(task_ids=resolve_task_ids(config), agent=AgentConfig(name=agent, seed=config.agent.seed),
+    return RunConfig(task_ids=resolve_task_ids(config), agent=AgentConfig(name=agent, seed=config.agent.seed,
+                                                                             perception=config.agent.perception),
                      budget=config.budget, backend=config.backend)
 
 
@@ -32,6 +33,7 @@ def floor_dir(config: RunConfig, agent: str) -> Path:
     from agent.batch import resolve_task_ids
 
     key = json.dumps({"tasks": resolve_task_ids(config), "seed": config.agent.seed, "backend": config.backend,
+                      "perception": config.agent.perception,
                       "budget": config.budget.model_dump(mode="json")}, sort_keys=True)
     return cache_root() / "floors" / hashlib.sha256(key.encode()).hexdigest()[:16] / agent
 

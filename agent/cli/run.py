@@ -82,6 +82,8 @@ def register(app: typer.Typer) -> None:
         manual_style: str = typer.Option(None, help="Manual style: booklet, shaded, photo."),
         replay_file: str = typer.Option(None, help="Recorded responses for the replay agent."),
         observation: str = typer.Option(None, help="What the llm agent sees: rgb | rgbd | rgbd_3d."),
+        perception: str = typer.Option(None, help="How observe() sees: ideal (renderer masks) | camera (sensor "
+                                       "noise, no instance ids)."),
         experience_file: str = typer.Option(None, help="Lessons file (jarvis experience distill) for the llm agent."),
         llm_base_url: str = typer.Option(None, help="Endpoint override for the model provider."),
         llm_timeout_s: float = typer.Option(None, help="Per-attempt timeout of a model call, s."),
@@ -104,6 +106,7 @@ def register(app: typer.Typer) -> None:
                     reflection_rounds=reflection_rounds, reflect_after=reflect_after, manual_style=manual_style,
                     replay_file=replay_file, observation=observation, experience_file=experience_file,
                     llm_base_url=llm_base_url, llm_timeout_s=llm_timeout_s, llm_cache_dir=llm_cache_dir,
+                    perception=perception,
                 ),
                 budget=budget_from_options(rounds=rounds),
                 backend=backend,
@@ -135,6 +138,8 @@ def register(app: typer.Typer) -> None:
         rounds: int = typer.Option(None, help="Reasoning rounds (model calls) at most; default 8."),
         manual_style: str = typer.Option(None, help="Manual style: booklet, shaded, photo."),
         observation: str = typer.Option(None, help="What the llm agent sees: rgb | rgbd | rgbd_3d."),
+        perception: str = typer.Option(None, help="How observe() sees: ideal (renderer masks) | camera (sensor "
+                                       "noise, no instance ids)."),
         experience_file: str = typer.Option(None, help="Lessons file (jarvis experience distill) for the llm agent."),
         llm_base_url: str = typer.Option(None, help="Endpoint override for the model provider."),
         llm_timeout_s: float = typer.Option(None, help="Per-attempt timeout of a model call, s."),
@@ -150,6 +155,7 @@ def register(app: typer.Typer) -> None:
                     reflection_rounds=reflection_rounds, reflect_after=reflect_after, manual_style=manual_style,
                     observation=observation, experience_file=experience_file, llm_base_url=llm_base_url,
                     llm_timeout_s=llm_timeout_s, llm_cache_dir=llm_cache_dir,
+                    perception=perception,
                 ),
                 budget=budget_from_options(rounds=rounds),
             )
