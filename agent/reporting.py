@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from agent.run_store import RunDirectory
 from evaluator.records import EpisodeRecord
+
+if TYPE_CHECKING:
+    from evaluator.run_dir import RunData
+    from evaluator.summary import RunSummary
 
 
 def latest_per_task(records: list[EpisodeRecord]) -> list[EpisodeRecord]:
@@ -26,34 +30,43 @@ def latest_per_task(records: list[EpisodeRecord]) -> list[EpisodeRecord]:
     return sorted(chosen.values(), key=lambda r: order[(r.task_id, r.seed)])
 
 
+def add_cached_floors(data: RunData, summary: RunSummary) -> None:
+    """Put the floors (agent.floor_runs) cached for a run's tasks and seed into its summary, or say they are missing."""
+    from agent.floor_runs import cached_floors, needs_floors
+    from agent.run_store import RunConfig
+    from evaluator.run_dir import read_run_dir
+    from evaluator.summary import floor_row
+
+    try:
+        config = RunConfig.model_validate(data.config) if data.config else None
+    except ValidationError:  # a config.json of another schema: its report simply has no floors
+        config = None
+    if config is None or not needs_floors(config):
+        return
+    for name, path in cached_floors(config).items():
+        floor = read_run_dir(path, strict=False)
+        floor.records = latest_per_task(list(floor.records))
+        summary.floors[name] = floor_row(floor)
+    if len(summary.floors) < 2:
+        summary.floors_note = ("Floors not run for these tasks and seed yet: rerun the run's `jarvis run` command "
+                               "without `--no-floors` to add them.")
+
+
 def finish_run(run: RunDirectory) -> dict[str, Any]:
     """Write summary.json, report.md and plots for a run directory; returns the summary as a dict.
 
     An assembly run's report shows the floors (agent.floor_runs) found in the cache for its tasks and seed.
     Corrupt lines of episodes.jsonl are skipped (and named in the log), never fatal.
     """
-    from agent.floor_runs import cached_floors, needs_floors
-    from agent.run_store import RunConfig
     from evaluator.family_reports import append_family_sections
     from evaluator.report import REPORT_FILE, write_summary_outputs
     from evaluator.run_dir import read_run_dir
-    from evaluator.summary import floor_row, summarise
+    from evaluator.summary import summarise
 
     data = read_run_dir(run.root, strict=False)
     data.records = latest_per_task(list(data.records))
     summary = summarise(data)
-    try:
-        config = RunConfig.model_validate(data.config) if data.config else None
-    except ValidationError:  # a config.json of another schema: its report simply has no floors
-        config = None
-    if config is not None and needs_floors(config):
-        for name, path in cached_floors(config).items():
-            floor = read_run_dir(path, strict=False)
-            floor.records = latest_per_task(list(floor.records))
-            summary.floors[name] = floor_row(floor)
-        if len(summary.floors) < 2:
-            summary.floors_note = ("Floors not run for these tasks and seed yet: rerun this `jarvis run` command "
-                                   "without `--no-floors` to add them.")
+    add_cached_floors(data, summary)
     write_summary_outputs(summary, run.root)
     append_family_sections(data.records, run.root / REPORT_FILE)  # as `jarvis report` writes them
     dumped: dict[str, Any] = summary.model_dump()

@@ -6,14 +6,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator import plots
 from evaluator.family_reports import append_family_sections
-from evaluator.run_dir import RecordsChoice, read_run_dir
+from evaluator.run_dir import RecordsChoice, RunData, read_run_dir
 from evaluator.stats import MeanCI
 from evaluator.summary import ASSEMBLY_FAMILY, SUB_SCORES, RunSummary, summarise
 
@@ -217,16 +217,22 @@ def write_summary_outputs(summary: RunSummary, out_dir: Path, with_plots: bool =
     return [*written, *made, out_dir / REPORT_FILE]
 
 
+FloorsHook = Callable[[RunData, RunSummary], None]  # fills summary.floors (the runner knows where floors live)
+
+
 def write_run_report(
     run_dir: Path,
     out_dir: Path | None = None,
     strict: bool = True,
     records: RecordsChoice = "auto",
     with_plots: bool = True,
+    add_floors: FloorsHook | None = None,
 ) -> RunSummary:
     """Read a run directory, summarise it and write summary.json, report.md and plots (default: into it)."""
     data = read_run_dir(run_dir, strict=strict, records=records)
     summary = summarise(data)
+    if add_floors is not None:
+        add_floors(data, summary)
     target = Path(out_dir) if out_dir else Path(run_dir)
     write_summary_outputs(summary, target, with_plots)
     append_family_sections(data.records, target / REPORT_FILE)  # the tables the families' papers publish
@@ -234,7 +240,8 @@ def write_run_report(
 
 
 def write_report(
-    run_dirs: Sequence[Path], out: Path, strict: bool = True, records: RecordsChoice = "auto", with_plots: bool = True
+    run_dirs: Sequence[Path], out: Path, strict: bool = True, records: RecordsChoice = "auto", with_plots: bool = True,
+    add_floors: FloorsHook | None = None,
 ) -> list[RunSummary]:
     """Reports for one or several runs into `out`; several runs also get a side-by-side comparison.
 
@@ -243,13 +250,15 @@ def write_report(
     """
     out = Path(out)
     if len(run_dirs) == 1:
-        return [write_run_report(run_dirs[0], out, strict, records, with_plots)]
+        return [write_run_report(run_dirs[0], out, strict, records, with_plots, add_floors)]
     summaries: list[RunSummary] = []
     links: list[str] = []
     used: set[str] = set()
     for k, rd in enumerate(run_dirs):
         data = read_run_dir(rd, strict=strict, records=records)
         summary = summarise(data)
+        if add_floors is not None:
+            add_floors(data, summary)
         name = summary.run if summary.run not in used else f"{summary.run}-{k}"
         used.add(name)
         write_summary_outputs(summary, out / name, with_plots)

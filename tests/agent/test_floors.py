@@ -10,8 +10,9 @@ import pytest
 from agent.batch import run_batch
 from agent.config import AgentConfig
 from agent.floor_runs import FLOOR_AGENTS, floor_config, floor_dir, needs_floors
-from agent.reporting import finish_run
+from agent.reporting import add_cached_floors, finish_run
 from agent.run_store import RunConfig, RunDirectory
+from evaluator.report import write_report
 from tests.evaluator.builders import perfect_state, shifted, start_state
 from tests.evaluator.runs import TASKS, lego_record, write_run
 
@@ -35,6 +36,9 @@ def test_every_assembly_report_shows_both_floors_from_the_cache(tmp_path: Path, 
     report = (run / "report.md").read_text()
     rows = [line for line in report.splitlines() if line.startswith(("| this run", "| null", "| shuffle"))]
     assert len(rows) == 3 and "Floors not run" not in report
+    # `jarvis report` (and `jarvis score`) show them too.
+    write_report([run], tmp_path / "report", add_floors=add_cached_floors)
+    assert "| shuffle | 1 | 20.0" in (tmp_path / "report" / "report.md").read_text()
 
 
 def test_floor_runs_are_keyed_by_tasks_seed_and_budget() -> None:
