@@ -558,7 +558,7 @@ class MujocoBackend(Backend):
     def _try_snap(self, brick: str) -> bool:
         m, d, cfg = self.model, self.data, self.config
         task = self._task()
-        target = next(a.target for a in task.action_bricks if a.id == brick)
+        target = next(b for b in loose_bricks(task) if b.id == brick)  # distractors seat like any brick
         body = self._body[brick]
         seat = self.clutch.find_seat(brick, target.part, target.color, d.xpos[body], d.xmat[body].reshape(3, 3),
                                      cfg.snap_in_plane_m, cfg.snap_height_m, cfg.snap_yaw_rad, cfg.snap_tilt_rad)

@@ -60,3 +60,23 @@ def test_an_untouched_varied_scene_earns_no_validity(backend: MujocoBackend) -> 
     backend.load(TASK, seed=SEED_WITH_DISTRACTORS)
     scores = score_assembly(seeded_scene(TASK, SEED_WITH_DISTRACTORS), backend.world_state(), None)
     assert scores.validity == 0.0 and scores.completion == 0.0
+
+
+@pytest.mark.render
+def test_a_distractor_can_be_picked_and_put_down(backend: MujocoBackend) -> None:
+    from skills.context import SkillContext
+    from skills.registry import bind
+
+    scene = seeded_scene(TASK, SEED_WITH_DISTRACTORS)
+    backend.load(TASK, seed=SEED_WITH_DISTRACTORS)
+    ctx = SkillContext(backend=backend, workspace=scene.workspace)
+    skills = dict(bind("task", ctx))
+    skills["go_home"]()
+    d = scene.distractors[0]
+    seen = skills["observe"]()
+    pid = min(seen, key=lambda b: (b["x_mm"] - d.start.x * 1000) ** 2 + (b["y_mm"] - d.start.y * 1000) ** 2)["id"]
+    skills["pick"](pid)
+    assert backend.held_brick() == d.id
+    skills["put_down"]()
+    moved = backend.world_state().by_id()[d.id]
+    assert not moved.held and abs(moved.position[0] - d.start.x) + abs(moved.position[1] - d.start.y) > 0.005
