@@ -39,6 +39,7 @@ class Segment:
     n_pixels: int
     pixel_m: float = 0.0  # footprint of one pixel at this segment's depth
     occluded: bool = False  # part of its outline borders something nearer the camera (a brick above it)
+    inset_m: float = 0.0  # how far inside the brick's edge, on each side, its outline was cut (edge filtering)
 
 
 def point_cloud(frame: CameraFrame) -> np.ndarray:
@@ -149,8 +150,8 @@ def describe(seg: Segment, ws: Workspace, all_segments: list[Segment]) -> BrickD
         return None
     centre, long_side, short_side, yaw = min_area_rect(top[:, :2])
     # Pixel centres sample the face half a pixel inside each edge: add that back.
-    long_side += seg.pixel_m
-    short_side += seg.pixel_m
+    long_side += seg.pixel_m + 2 * seg.inset_m
+    short_side += seg.pixel_m + 2 * seg.inset_m
     pitch = u.STUD_PITCH_M
     size_long = max(1, round((long_side + u.FIT_GAP_M) / pitch))
     size_short = max(1, round((short_side + u.FIT_GAP_M) / pitch))

@@ -29,6 +29,7 @@ from skills.perception import Segment, point_cloud
 
 MIN_HEIGHT_M = 0.0024  # above the baseplate's stud tops (1.7 mm) plus sensor noise, below a plate's top (3.2 mm)
 MAX_HEIGHT_M = 0.30
+FLYING_JUMP_M = 0.004  # a 3x3 depth range above this (more than a stud, less than a plate on the table) is an edge
 MIN_PIXELS = 12  # a 1x1 brick's top face is ~30 px from the top camera; smaller blobs are slivers
 LEVEL_SHARE = 0.2  # a height level must hold this share of a blob's pixels to count as a top face of its own
 COLOUR_SHARE = 0.3  # a colour must cover this share of a face to count as a brick of its own
@@ -51,10 +52,15 @@ def rgbd_segments(frame: CameraFrame) -> list[Segment]:
     assert frame.depth is not None and frame.rgb is not None
     valid = frame.depth > 0
     # A 3x3 median of the depth: noise drops ~2.5x and a brick 6 px across (a 1x1 seen from 0.8 m) survives.
-    smooth = dataclasses.replace(frame, depth=cv2.medianBlur(frame.depth.astype(np.float32), 3))
-    cloud = point_cloud(smooth)
+    depth = cv2.medianBlur(frame.depth.astype(np.float32), 3)
+    # Flying-pixel filter (the usual jump-edge test): a pixel whose 3x3 neighbourhood spans a depth step is not
+    # trusted. On a brick 6-11 px across those rims are a third of its pixels and would drag its face height down
+    # by a millimetre; the outline they take away is given back to the descriptor as `inset_m`.
+    kernel = np.ones((3, 3), np.uint8)
+    jump = (cv2.dilate(depth, kernel) - cv2.erode(depth, kernel)) > FLYING_JUMP_M
+    cloud = point_cloud(dataclasses.replace(frame, depth=depth))
     height = cloud[..., 2]
-    candidate = valid & (height > MIN_HEIGHT_M) & (height < MAX_HEIGHT_M)
+    candidate = valid & ~jump & (height > MIN_HEIGHT_M) & (height < MAX_HEIGHT_M)
     colour = np.full(height.shape, -1, dtype=np.int32)
     colour[candidate] = palette_labels(cv2.blur(frame.rgb, (3, 3))[candidate])
     level = np.floor((height + 0.25 * u.PLATE_HEIGHT_M) / u.PLATE_HEIGHT_M).astype(np.int32)
@@ -70,7 +76,7 @@ def rgbd_segments(frame: CameraFrame) -> list[Segment]:
                     continue
                 pixel_m = float(np.median(frame.depth[part_mask])) / f
                 out.append(Segment(cloud[part_mask], frame.rgb[part_mask], count, pixel_m,
-                                   _occluded(part_mask, height, valid)))
+                                   _occluded(part_mask, height, valid), inset_m=pixel_m))
     return out
 
 
