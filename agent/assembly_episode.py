@@ -21,6 +21,7 @@ from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timin
 from jarvis_sim.backends.base import Backend, make_backend
 from jarvis_sim.provenance import collect as collect_provenance
 from jarvis_sim.tasks.spec import TaskSpec
+from jarvis_sim.tasks.variation import seeded_scene
 from skills.context import SkillContext
 from skills.errors import BudgetExceeded
 from skills.registry import bind
@@ -33,6 +34,8 @@ class AssemblyEpisode:
 
     def __init__(self, job: EpisodeJob, task: TaskSpec, backend: Backend, episode_dir: Path,
                  sandbox: Sandbox | None = None):
+        # The scene of the episode's seed: where its loose bricks lie, its distractors (seed 0: the task itself).
+        task = seeded_scene(task, job.agent.seed)
         self.job, self.task, self.backend, self.dir = job, task, backend, episode_dir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.started, self.t0 = now_iso(), time.perf_counter()
@@ -45,6 +48,10 @@ class AssemblyEpisode:
             max_sim_s=self.sim_start + max_sim, perturbations=list(task.perturbations),
             image_sink=self._captured_image,
         )
+        if job.agent.perception == "camera":
+            from skills.sensor import SensorModel
+
+            self.ctx.sensor, self.ctx.sensor_rng = SensorModel(), np.random.default_rng(job.agent.seed)
         self.methods = bind(job.agent.library, self.ctx)
         self.sandbox = sandbox or Sandbox(SandboxLimits(wall_s=budget.program_wall_s, max_calls=budget.skill_calls))
         self._own_sandbox = sandbox is None

@@ -48,6 +48,10 @@ class AgentConfig(BaseModel):
     observation: ObservationKind = Field(
         "rgb", description="What the prompt shows of the current scene (planning tasks name their own setting)."
     )
+    perception: Literal["ideal", "camera"] = Field(
+        "ideal", description="How observe() sees: ideal (the renderer's instance masks and exact depth, the paper's "
+        "setting) or camera (skills.sensor noise model, bricks segmented from RGB-D without instance ids).",
+    )
     temperature: float = Field(0.0, ge=0.0, le=2.0, allow_inf_nan=False)
     max_tokens: int = Field(4096, ge=1)
     replay_file: str | None = Field(None, description="For the replay agent: recorded responses (JSONL).")

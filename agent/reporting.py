@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
 
 from agent.run_store import RunDirectory
 from evaluator.records import EpisodeRecord
+
+if TYPE_CHECKING:
+    from evaluator.run_dir import RunData
+    from evaluator.summary import RunSummary
 
 
 def latest_per_task(records: list[EpisodeRecord]) -> list[EpisodeRecord]:
@@ -33,11 +39,34 @@ def one_per_episode(records: list[EpisodeRecord]) -> list[EpisodeRecord]:
     return list(chosen.values())
 
 
+def add_cached_floors(data: RunData, summary: RunSummary) -> None:
+    """Put the floors (agent.floor_runs) cached for a run's tasks and seed into its summary, or say they are missing."""
+    from agent.floor_runs import cached_floors, needs_floors
+    from agent.run_store import RunConfig
+    from evaluator.run_dir import read_run_dir
+    from evaluator.summary import floor_row
+
+    try:
+        config = RunConfig.model_validate(data.config) if data.config else None
+    except ValidationError:  # a config.json of another schema: its report simply has no floors
+        config = None
+    if config is None or not needs_floors(config):
+        return
+    for name, path in cached_floors(config).items():
+        floor = read_run_dir(path, strict=False)
+        floor.records = latest_per_task(list(floor.records))
+        summary.floors[name] = floor_row(floor)
+    if len(summary.floors) < 2:
+        summary.floors_note = ("Floors not run for these tasks and seed yet: rerun the run's `jarvis run` command "
+                               "without `--no-floors` to add them.")
+
+
 def finish_run(run: RunDirectory, per_episode: bool = False) -> dict[str, Any]:
     """Write summary.json, report.md and plots for a run directory; returns the summary as a dict.
 
     `per_episode` counts every episode id once (the server's runs, whose database says which episodes
     exist); otherwise one record per (task, seed), as a resumed CLI run retries its failures.
+    An assembly run's report shows the floors (agent.floor_runs) found in the cache for its tasks and seed.
     Corrupt lines of episodes.jsonl are skipped (and named in the log), never fatal.
     """
     from evaluator.family_reports import append_family_sections
@@ -48,6 +77,7 @@ def finish_run(run: RunDirectory, per_episode: bool = False) -> dict[str, Any]:
     data = read_run_dir(run.root, strict=False)
     data.records = one_per_episode(list(data.records)) if per_episode else latest_per_task(list(data.records))
     summary = summarise(data)
+    add_cached_floors(data, summary)
     write_summary_outputs(summary, run.root)
     append_family_sections(data.records, run.root / REPORT_FILE)  # as `jarvis report` writes them
     dumped: dict[str, Any] = summary.model_dump()

@@ -287,6 +287,9 @@ def _score_brick(
         + k["gate"] * (pc.w_level * k["level"] + pc.w_yaw * k["yaw"] + pc.w_tilt * k["tilt"])
         + pc.w_anchor * k["anchor"]
     )
+    if b.held:
+        pose = 0.0  # a brick still in the hand at its target has not been placed: no credit in any profile
+    pose = max(0.0, min(1.0, pose))
 
     problems: list[str] = []
     tol = config.completion.tolerance
@@ -307,6 +310,9 @@ def _score_brick(
     on_table = _on_table(b, yaw, geo, vc.table_margin_m, vc.below_table_m)
     if not on_table:
         problems.append("off the table")
+    credited = vc.min_pose_credit == 0.0 or pose >= vc.min_pose_credit
+    if not credited:
+        problems.append(f"pose credit {pose:.2f} below the {vc.min_pose_credit:.2f} validity asks")
 
     return BrickScore(
         target_id=a.id,
@@ -320,9 +326,9 @@ def _score_brick(
         tilt_rad=tilt,
         anchor_error_m=anchor,
         credit=k,
-        pose=max(0.0, min(1.0, pose)),
+        pose=pose,
         complete=at_pose and connected and not b.held,
-        valid=moved and on_table and not b.held,
+        valid=moved and on_table and not b.held and credited,
         problems=tuple(problems),
     )
 

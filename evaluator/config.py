@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from evaluator.kernels import Kernel
 
-SCORING_CONFIG_VERSION = 1
+SCORING_CONFIG_VERSION = 2  # 2: a held brick earns no pose credit; validity.min_pose_credit
 
 _DEG = math.pi / 180.0
 
@@ -102,6 +102,12 @@ class ValidityConfig(_Strict):
     below_table_m: float = Field(
         default=0.005, gt=0.0, description="A brick whose bottom is this far below the table top has fallen off, m."
     )
+    min_pose_credit: float = Field(
+        default=0.0, ge=0.0, le=1.0,
+        description="Pose credit (0-1) a brick needs to count as valid. 0, the paper's validity: any brick moved "
+        "and left on the table unheld is valid, so picking every brick and putting it down again earns 20 points. "
+        "The strict profile asks 0.5: about within a stud of the target, at its level and orientation.",
+    )
 
 
 class StabilityConfig(_Strict):
@@ -169,6 +175,27 @@ class ScoringConfig(_Strict):
     def to_json_obj(self) -> dict[str, object]:
         """The config as a plain JSON object (what is stored beside results)."""
         return self.model_dump(mode="json")
+
+
+STRICT_MIN_POSE_CREDIT = 0.5
+SCORING_PROFILES = ("paper", "strict")
+
+
+def strict_profile(config: ScoringConfig | None = None) -> ScoringConfig:
+    """The strict profile of a config: the same rules, except that validity requires pose credit
+    (validity.min_pose_credit = 0.5 unless the config already asks more)."""
+    base = config or ScoringConfig()
+    credit = max(base.validity.min_pose_credit, STRICT_MIN_POSE_CREDIT)
+    return base.model_copy(update={"validity": base.validity.model_copy(update={"min_pose_credit": credit})})
+
+
+def scoring_profile(name: str) -> ScoringConfig:
+    """A named scoring profile: `paper` (the default, the paper's definitions) or `strict`."""
+    if name == "paper":
+        return ScoringConfig()
+    if name == "strict":
+        return strict_profile()
+    raise ValueError(f"unknown scoring profile {name!r}; valid: {', '.join(SCORING_PROFILES)}")
 
 
 class ScoringConfigError(ValueError):

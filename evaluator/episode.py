@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from evaluator.answers import score_answer
 from evaluator.assembly import score_assembly
-from evaluator.config import ScoringConfig
+from evaluator.config import ScoringConfig, strict_profile
 from evaluator.effective_actions import effective_action_scores, score_actions
 from evaluator.plan_answers import planning_scores
 from evaluator.records import EpisodeRecord
@@ -33,6 +33,7 @@ from evaluator.run_dir import (
 )
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.spec import TaskSpec
+from jarvis_sim.tasks.variation import seeded_scene
 
 Task = TaskSpec | QuestionItem
 TaskResolver = Callable[[str], Task]
@@ -98,6 +99,7 @@ def score_episode(record: EpisodeRecord, task: Task, config: ScoringConfig | Non
         })
     if record.final_state is None:
         return record
+    task = seeded_scene(task, record.seed)  # the episode's scene: its loose bricks started where its seed put them
     result = score_assembly(task, record.final_state, _elapsed(record.timings.sim_time_s, record.final_state.sim_time_s), cfg)
     rounds = [
         rnd.model_copy(
@@ -111,7 +113,10 @@ def score_episode(record: EpisodeRecord, task: Task, config: ScoringConfig | Non
         else rnd
         for rnd in record.rounds
     ]
-    scores, details = result.scores(), {**result.details(), "task": task_info(task)}
+    strict = score_assembly(task, record.final_state, result.elapsed_s, strict_profile(cfg))
+    # The strict profile beside the paper's: validity only for bricks that earned pose credit.
+    scores = {**result.scores(), "strict_soft_score": strict.soft_score, "strict_validity": strict.validity}
+    details = {**result.details(), "task": task_info(task)}
     if any(rnd.code is not None for rnd in record.rounds):  # the effective-action analysis (Table 6)
         actions = score_actions(task, record, cfg)
         scores.update(effective_action_scores(actions))

@@ -101,7 +101,7 @@ def build_geometry(task: TaskSpec) -> TaskGeometry:
         actions=actions,
         groups={key: tuple(v) for key, v in groups.items()},
         targets=targets,
-        start_xy={a.id: a.start_xy for a in actions},
+        start_xy={**{a.id: a.start_xy for a in actions}, **{d.id: (d.start.x, d.start.y) for d in task.distractors}},
         initial_ids=tuple(b.id for b in task.initial),
         initial_id_set=frozenset(b.id for b in task.initial),
         initial_pose=np.array([(p.x, p.y, p.z) for p in init], dtype=float).reshape(-1, 3),

@@ -6,14 +6,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator import plots
 from evaluator.family_reports import append_family_sections
-from evaluator.run_dir import RecordsChoice, read_run_dir
+from evaluator.run_dir import RecordsChoice, RunData, read_run_dir
 from evaluator.stats import MeanCI
 from evaluator.summary import ASSEMBLY_FAMILY, SUB_SCORES, RunSummary, summarise
 from jarvis_sim.provenance import differences
@@ -68,6 +68,8 @@ def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
             for name, d in s.by_difficulty.items()
         ]
         lines += [*_table(header, rows), ""]
+    if ASSEMBLY_FAMILY in s.families:
+        lines += _floor_section(s)
     if s.horizon_complexity is not None:
         t = s.horizon_complexity
         lines += ["## Soft score by horizon (rows) and initial complexity (columns)", ""]
@@ -105,6 +107,26 @@ def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
     if plot_files:
         lines += ["## Plots", "", *[f"![{Path(p).stem}]({p})" for p in plot_files], ""]
     return "\n".join(lines)
+
+
+FLOOR_COLUMNS = ("strict_soft_score", "pose", "completion", "validity", "strict_validity", "stability")
+
+
+def _floor_section(s: RunSummary) -> list[str]:
+    """This run beside the reference floors, under both scoring profiles."""
+    lines = ["## Floors: this run beside agents that build nothing", "",
+             "`null` does nothing; `shuffle` picks each loose brick and puts it down again. Soft score is the "
+             "paper's profile; the strict profile counts a brick as valid only with pose credit "
+             "(`evaluator/config.py: strict_profile`).", ""]
+    header = ["Agent", "n", "Soft score", *[k.replace("_", " ").capitalize() for k in FLOOR_COLUMNS]]
+    rows = [[f"this run ({s.labels.get('agent', s.run)})", str(s.n_episodes), _ci(s.soft_score),
+             *[_ci(s.sub_scores.get(k)) for k in FLOOR_COLUMNS]]]
+    rows += [[name, str(f.n_episodes), _ci(f.soft_score), *[_ci(f.sub_scores.get(k)) for k in FLOOR_COLUMNS]]
+             for name, f in s.floors.items()]
+    lines += _table(header, rows)
+    if s.floors_note:
+        lines += ["", s.floors_note]
+    return [*lines, ""]
 
 
 class ComparisonRow(BaseModel):
@@ -224,16 +246,22 @@ def write_summary_outputs(summary: RunSummary, out_dir: Path, with_plots: bool =
     return [*written, *made, out_dir / REPORT_FILE]
 
 
+FloorsHook = Callable[[RunData, RunSummary], None]  # fills summary.floors (the runner knows where floors live)
+
+
 def write_run_report(
     run_dir: Path,
     out_dir: Path | None = None,
     strict: bool = True,
     records: RecordsChoice = "auto",
     with_plots: bool = True,
+    add_floors: FloorsHook | None = None,
 ) -> RunSummary:
     """Read a run directory, summarise it and write summary.json, report.md and plots (default: into it)."""
     data = read_run_dir(run_dir, strict=strict, records=records)
     summary = summarise(data)
+    if add_floors is not None:
+        add_floors(data, summary)
     target = Path(out_dir) if out_dir else Path(run_dir)
     write_summary_outputs(summary, target, with_plots)
     append_family_sections(data.records, target / REPORT_FILE)  # the tables the families' papers publish
@@ -241,7 +269,8 @@ def write_run_report(
 
 
 def write_report(
-    run_dirs: Sequence[Path], out: Path, strict: bool = True, records: RecordsChoice = "auto", with_plots: bool = True
+    run_dirs: Sequence[Path], out: Path, strict: bool = True, records: RecordsChoice = "auto", with_plots: bool = True,
+    add_floors: FloorsHook | None = None,
 ) -> list[RunSummary]:
     """Reports for one or several runs into `out`; several runs also get a side-by-side comparison.
 
@@ -250,13 +279,15 @@ def write_report(
     """
     out = Path(out)
     if len(run_dirs) == 1:
-        return [write_run_report(run_dirs[0], out, strict, records, with_plots)]
+        return [write_run_report(run_dirs[0], out, strict, records, with_plots, add_floors)]
     summaries: list[RunSummary] = []
     links: list[str] = []
     used: set[str] = set()
     for k, rd in enumerate(run_dirs):
         data = read_run_dir(rd, strict=strict, records=records)
         summary = summarise(data)
+        if add_floors is not None:
+            add_floors(data, summary)
         name = summary.run if summary.run not in used else f"{summary.run}-{k}"
         used.add(name)
         write_summary_outputs(summary, out / name, with_plots)

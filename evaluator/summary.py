@@ -22,9 +22,10 @@ from evaluator.run_dir import RunData
 from evaluator.stats import MeanCI, mean_ci
 from jarvis_sim.provenance import differences
 
-RUN_SUMMARY_VERSION = 1
+RUN_SUMMARY_VERSION = 2  # 2: floors, strict scores
 ASSEMBLY_FAMILY = "lego"
-SUB_SCORES = ("pose", "completion", "validity", "stability", "time_penalty", "soft_score_no_time_penalty")
+SUB_SCORES = ("pose", "completion", "validity", "stability", "time_penalty", "soft_score_no_time_penalty",
+              "strict_validity", "strict_soft_score")
 DIFFICULTIES = ("easy", "medium", "hard")
 HORIZON_BINS: tuple[tuple[str, int, int | None], ...] = (("1-2", 1, 2), ("3-5", 3, 5), ("6-10", 6, 10), ("11+", 11, None))
 COMPLEXITY_BINS: tuple[tuple[str, int, int | None], ...] = (
@@ -93,6 +94,15 @@ class GroupSummary(_Model):
     by_difficulty: dict[str, dict[str, MeanCI]] = Field(default_factory=dict)
 
 
+class FloorRow(_Model):
+    """A reference agent's scores on the run's tasks: what the scoring pays for no understanding."""
+
+    run_dir: str
+    n_episodes: int
+    soft_score: MeanCI | None = None
+    sub_scores: dict[str, MeanCI] = Field(default_factory=dict)
+
+
 class RunSummary(_Model):
     """Everything report.md shows about one run (summary.json)."""
 
@@ -117,10 +127,22 @@ class RunSummary(_Model):
         default_factory=list, description="Distinct provenance fingerprints of the episodes, in order of appearance."
     )
     n_unrecorded_environment: int = Field(0, description="Episodes recorded without provenance (before v2).")
+    floors: dict[str, FloorRow] = Field(
+        default_factory=dict, description="Reference agents (null, shuffle) on the same tasks and seed, by agent name."
+    )
+    floors_note: str = Field("", description="Why floors are missing, and how to get them.")
 
     def environment_differences(self) -> dict[str, list[str]]:
         """Provenance keys whose value differs between this run's own episodes."""
         return differences(self.environments)
+
+
+def floor_row(run: RunData) -> FloorRow:
+    """The floor row of a reference agent's run directory."""
+    scored = [s for r in run.records if r.family == ASSEMBLY_FAMILY and (s := episode_scores(r)) is not None]
+    return FloorRow(run_dir=str(run.path), n_episodes=len(scored),
+                    soft_score=mean_ci([s["soft_score"] for s in scored if "soft_score" in s]),
+                    sub_scores=_means(scored, SUB_SCORES))
 
 
 def _dig(obj: dict[str, Any], dotted: str) -> Any:

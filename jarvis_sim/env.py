@@ -44,7 +44,7 @@ class LegoAssemblyEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
         self.ticks_per_step = ticks_per_step
         self.depth = depth
         self.render_mode = render_mode
-        self.backend.load(task, seed=task.seed)
+        self.backend.load(task, seed=task.scene_seed)  # task.seed is the generation seed, not a scene seed
         frame = self.backend.render("top", rgb=True, depth=False)
         h, w = frame.shape
         obs: dict[str, spaces.Space[Any]] = {
@@ -78,7 +78,7 @@ class LegoAssemblyEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Rebuild the task's initial scene; the same seed gives the same state."""
         super().reset(seed=seed)
-        self.backend.reset(seed=self.task.seed if seed is None else seed)
+        self.backend.reset(seed=self.task.scene_seed if seed is None else seed)
         return self._observation(), {"task": self.task.public_view()}
 
     def step(self, action: np.ndarray) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:

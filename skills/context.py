@@ -25,6 +25,7 @@ from skills.types import BrickDescriptor
 if TYPE_CHECKING:
     from skills.motion import MotionPlanner
     from skills.registry import SkillSpec
+    from skills.sensor import SensorModel
 
 
 @dataclass
@@ -56,6 +57,8 @@ class SkillContext:
     motion: MotionPlanner | None = None
     on_call: Callable[[SkillCallRecord], None] | None = None
     image_sink: Callable[[str, np.ndarray], str] | None = None  # saves an image artifact, returns its name
+    sensor: SensorModel | None = None  # None: ideal perception (renderer's instance masks, exact depth)
+    sensor_rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
     _applied: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:

@@ -43,6 +43,12 @@ class GraspFailed(SkillError):
     kind = "grasp_failed"
 
 
+class StuckInStructure(SkillError):
+    """A brick of the structure stayed clutched to its studs: the fingers slid off it while pulling."""
+
+    kind = "stuck_in_structure"
+
+
 class NothingHeld(SkillError):
     """A placement was asked for while the gripper holds nothing."""
 

@@ -1,9 +1,11 @@
-"""Brick detection from one RGB-D frame with instance segmentation: descriptors with real estimation error.
+"""Brick detection from one RGB-D frame: descriptors with real estimation error.
 
-Only what a camera gives is used: instance masks (anonymous segments, never the simulator's brick
-ids), depth back-projected to a point cloud with the camera's intrinsics and pose, and colour. The
-workspace calibration (table height, staging area, stud lattice of the build area) is known, as it is
-on a real cell. Per brick:
+Two modes. Ideal (the default, the paper's setting): the renderer's instance masks (anonymous segments, never
+the simulator's brick ids) and exact depth. Camera: the frame passed through skills.sensor.SensorModel (depth
+noise growing with distance, quantisation, flying pixels, exposure) and segmented from RGB-D alone
+(skills.segmentation), with no instance masks at all. Depth is back-projected to a point cloud with the
+camera's intrinsics and pose. The workspace calibration (table height, staging area, stud lattice of the build
+area) is known, as it is on a real cell. Per brick:
 - top face: the densest height band among its points (studs stand 1.7 mm above it, sides lie below);
 - centre and yaw: the minimum-area rectangle of the top-face points (rotating calipers on the hull);
 - size in studs: the rectangle's sides over the 8 mm pitch; colour: nearest LDraw colour under a
@@ -15,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from jarvis_sim.backends.base import CameraFrame
@@ -24,6 +27,7 @@ from jarvis_sim.tasks.spec import Workspace
 from skills.types import BrickDescriptor
 
 SCENE_OBJECTS = frozenset({"table", "robot", "baseplate"})  # every other segment is one brick instance
+_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))  # the 4-neighbourhood scipy's binary_dilation used
 
 
 @dataclass
@@ -35,6 +39,7 @@ class Segment:
     n_pixels: int
     pixel_m: float = 0.0  # footprint of one pixel at this segment's depth
     occluded: bool = False  # part of its outline borders something nearer the camera (a brick above it)
+    inset_m: float = 0.0  # how far inside the brick's edge, on each side, its outline was cut (edge filtering)
 
 
 def point_cloud(frame: CameraFrame) -> np.ndarray:
@@ -52,7 +57,7 @@ def point_cloud(frame: CameraFrame) -> np.ndarray:
 
 
 def segments(frame: CameraFrame) -> list[Segment]:
-    """Per-brick point sets of a frame (anonymous: the order carries no identity)."""
+    """Per-brick point sets of a frame, in the renderer's segment order (simulator body order: `detect` re-sorts)."""
     assert frame.segmentation is not None and frame.rgb is not None
     cloud = point_cloud(frame)
     out = []
@@ -76,9 +81,7 @@ def _occluded(mask: np.ndarray, depth: np.ndarray, seg: np.ndarray, idx: int, ro
     """True when pixels just outside the mask belong to the robot, or to another segment at least `step_m` nearer
     the camera. The robot never lies under a brick, so any border with it may hide part of the brick (a hand 3 mm
     over a brick is nearer than its face but not than its stud tops, which the depth test compares against)."""
-    from scipy.ndimage import binary_dilation
-
-    ring = binary_dilation(mask, iterations=2) & ~mask
+    ring = cv2.dilate(mask.astype(np.uint8), _CROSS, iterations=2).astype(bool) & ~mask
     if not ring.any():
         return False
     if len(robot) and bool(np.isin(seg[ring], robot).any()):
@@ -106,32 +109,18 @@ def top_face(points: np.ndarray, band_m: float = 0.0008) -> tuple[float, np.ndar
 
 
 def min_area_rect(xy: np.ndarray) -> tuple[np.ndarray, float, float, float]:
-    """(centre, long side, short side, yaw of the long side in [0, pi)) of the minimum-area rectangle."""
-    from scipy.spatial import ConvexHull, QhullError
-
-    try:
-        hull = xy[ConvexHull(xy).vertices] if len(xy) >= 3 else xy
-    except QhullError:  # collinear or duplicate points: a sliver of a brick
-        hull = xy
-    best: tuple[float, np.ndarray, float, float, float] | None = None
-    for i in range(len(hull)):
-        edge = hull[(i + 1) % len(hull)] - hull[i]
-        norm = float(np.hypot(*edge))
-        if norm < 1e-9:
-            continue
-        ux = edge / norm
-        uy = np.array([-ux[1], ux[0]])
-        a, b = hull @ ux, hull @ uy
-        area = (a.max() - a.min()) * (b.max() - b.min())
-        if best is None or area < best[0]:
-            centre = ux * (a.max() + a.min()) / 2 + uy * (b.max() + b.min()) / 2
-            best = (area, centre, float(a.max() - a.min()), float(b.max() - b.min()), math.atan2(ux[1], ux[0]))
-    if best is None:  # every point coincides (e.g. pixels without depth): an empty rectangle
-        return xy.mean(axis=0), 0.0, 0.0, 0.0
-    _, centre, la, lb, ang = best
+    """(centre, long side, short side, yaw of the long side in [0, pi)) of the minimum-area rectangle (OpenCV's
+    rotating calipers over the convex hull), in the units of the points."""
+    if len(xy) == 0:
+        return np.zeros(2), 0.0, 0.0, 0.0
+    # Millimetres relative to the mean keep float32 (what OpenCV takes) at a micrometre or better.
+    origin = xy.mean(axis=0)
+    (cx, cy), (w, h), angle = cv2.minAreaRect(((xy - origin) * 1000.0).astype(np.float32))
+    yaw = math.radians(angle)  # the first side, w, lies along `angle`
+    la, lb = w / 1000.0, h / 1000.0
     if lb > la:
-        la, lb, ang = lb, la, ang + math.pi / 2
-    return centre, la, lb, ang % math.pi
+        la, lb, yaw = lb, la, yaw + math.pi / 2
+    return origin + np.array([cx, cy]) / 1000.0, float(la), float(lb), yaw % math.pi
 
 
 def color_name(rgb: np.ndarray) -> str:
@@ -161,8 +150,8 @@ def describe(seg: Segment, ws: Workspace, all_segments: list[Segment]) -> BrickD
         return None
     centre, long_side, short_side, yaw = min_area_rect(top[:, :2])
     # Pixel centres sample the face half a pixel inside each edge: add that back.
-    long_side += seg.pixel_m
-    short_side += seg.pixel_m
+    long_side += seg.pixel_m + 2 * seg.inset_m
+    short_side += seg.pixel_m + 2 * seg.inset_m
     pitch = u.STUD_PITCH_M
     size_long = max(1, round((long_side + u.FIT_GAP_M) / pitch))
     size_short = max(1, round((short_side + u.FIT_GAP_M) / pitch))
@@ -217,11 +206,28 @@ def _covered(centre: np.ndarray, la: float, lb: float, yaw: float, top_z: float,
 
 
 def detect(frame: CameraFrame, ws: Workspace) -> list[tuple[BrickDescriptor, np.ndarray]]:
-    """Descriptors (without ids) and point sets of every brick visible in a frame."""
-    segs = segments(frame)
+    """Descriptors (without ids) and point sets of every brick visible in a frame, in spatial order."""
+    if frame.segmentation is None:  # a camera's frame: segment from RGB-D alone
+        from skills.segmentation import rgbd_segments
+
+        segs = rgbd_segments(frame)
+    else:
+        segs = segments(frame)
     out = []
     for seg in segs:
         desc = describe(seg, ws, segs)
         if desc is not None:
             out.append((desc, seg.points))
+    out.sort(key=lambda found: spatial_key(found[0]))
     return out
+
+
+def spatial_key(d: BrickDescriptor) -> tuple[int, int, int]:
+    """Sort key of a descriptor: x, then y, then height, each to the whole millimetre.
+
+    Fresh perception ids are handed out in this order. The renderer's segments come in simulator body order, which
+    is the manual's order for the loose bricks (ids p5, p6, p7 were the manual's steps): numbering them so would
+    let an agent build in id order without reading the manual. Whole millimetres keep the order from flipping on a
+    sub-millimetre estimation difference between two runs.
+    """
+    return round(d.x_mm), round(d.y_mm), round(d.top_z_mm)

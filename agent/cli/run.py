@@ -31,8 +31,10 @@ def budget_from_options(**options: Any) -> Budget:
     return Budget.model_validate({k: v for k, v in options.items() if v is not None})
 
 
-def run_command(config: RunConfig, out: Path, workers: int, executor: str, address: str | None) -> dict[str, Any]:
-    """Run a batch with a progress bar, then write summary.json and report.md; returns the summary."""
+def run_command(config: RunConfig, out: Path, workers: int, executor: str, address: str | None,
+                floors: bool = True) -> dict[str, Any]:
+    """Run a batch with a progress bar, then the floors (cached; unless `floors` is False), then write summary.json
+    and report.md; returns the summary."""
     bar: tqdm[Any] | None = None
 
     def on_start(progress: RunProgress) -> None:
@@ -53,8 +55,11 @@ def run_command(config: RunConfig, out: Path, workers: int, executor: str, addre
     finally:
         if bar is not None:
             bar.close()
+    from agent.floor_runs import needs_floors, run_floors
     from agent.reporting import finish_run
 
+    if floors and needs_floors(config):
+        run_floors(config, workers=workers)
     return finish_run(run)
 
 
@@ -80,6 +85,8 @@ def register(app: typer.Typer) -> None:
         manual_style: str = typer.Option(None, help="Manual style: booklet, shaded, photo."),
         replay_file: str = typer.Option(None, help="Recorded responses for the replay agent."),
         observation: str = typer.Option(None, help="What the llm agent sees: rgb | rgbd | rgbd_3d."),
+        perception: str = typer.Option(None, help="How observe() sees: ideal (renderer masks) | camera (sensor "
+                                       "noise, no instance ids)."),
         experience_file: str = typer.Option(None, help="Lessons file (jarvis experience distill) for the llm agent."),
         llm_base_url: str = typer.Option(None, help="Endpoint override for the model provider."),
         llm_timeout_s: float = typer.Option(None, help="Per-attempt timeout of a model call, s."),
@@ -89,6 +96,8 @@ def register(app: typer.Typer) -> None:
         address: str = typer.Option(None, help="Ray cluster address (executor ray)."),
         backend: str = typer.Option("mujoco", help="Simulator backend."),
         out: Path = typer.Option(..., help="Run directory (resumed if it exists with the same config)."),
+        floors: bool = typer.Option(True, help="Also run (once, cached) the null and shuffle floors the report "
+                                    "shows beside an assembly run."),
     ) -> None:
         """Run a suite or task list headless and write the run directory with its report."""
         try:
@@ -101,6 +110,7 @@ def register(app: typer.Typer) -> None:
                     reflection_rounds=reflection_rounds, reflect_after=reflect_after, manual_style=manual_style,
                     replay_file=replay_file, observation=observation, experience_file=experience_file,
                     llm_base_url=llm_base_url, llm_timeout_s=llm_timeout_s, llm_cache_dir=llm_cache_dir,
+                    perception=perception,
                 ),
                 budget=budget_from_options(rounds=rounds),
                 backend=backend,
@@ -111,7 +121,7 @@ def register(app: typer.Typer) -> None:
                 # Every worker would reach the same bridge (JARVIS_ROS_NAMESPACE), which hosts one scene.
                 raise typer.BadParameter("--backend ros drives one bridge, one episode at a time: use --workers 0 "
                                          "or 1 with the local executor (one bridge per namespace per run)")
-            summary = run_command(cfg, out, workers, executor, address)
+            summary = run_command(cfg, out, workers, executor, address, floors)
         except (RunDirError, UnknownKeyError, TaskFileError, ValueError, RuntimeError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
@@ -138,6 +148,8 @@ def register(app: typer.Typer) -> None:
         rounds: int = typer.Option(None, help="Reasoning rounds (model calls) at most; default 8."),
         manual_style: str = typer.Option(None, help="Manual style: booklet, shaded, photo."),
         observation: str = typer.Option(None, help="What the llm agent sees: rgb | rgbd | rgbd_3d."),
+        perception: str = typer.Option(None, help="How observe() sees: ideal (renderer masks) | camera (sensor "
+                                       "noise, no instance ids)."),
         experience_file: str = typer.Option(None, help="Lessons file (jarvis experience distill) for the llm agent."),
         llm_base_url: str = typer.Option(None, help="Endpoint override for the model provider."),
         llm_timeout_s: float = typer.Option(None, help="Per-attempt timeout of a model call, s."),
@@ -160,6 +172,7 @@ def register(app: typer.Typer) -> None:
                     reflection_rounds=reflection_rounds, reflect_after=reflect_after, manual_style=manual_style,
                     observation=observation, experience_file=experience_file, llm_base_url=llm_base_url,
                     llm_timeout_s=llm_timeout_s, llm_cache_dir=llm_cache_dir,
+                    perception=perception,
                 ),
                 budget=budget_from_options(rounds=rounds),
             )

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from agent.reporting import add_cached_floors
 from evaluator.config import ScoringConfig, ScoringConfigError, load_scoring_config
 from evaluator.episode import TasksFileError, read_tasks_file, rescore_run
 from evaluator.report import write_report, write_run_report
@@ -21,7 +22,8 @@ def score_run(
     config = load_scoring_config(config_file) if config_file else ScoringConfig()
     tasks = read_tasks_file(tasks_file) if tasks_file else None
     result = rescore_run(run_dir, config, tasks, strict=strict)
-    summary = write_run_report(run_dir, strict=strict, records="rescored", with_plots=with_plots)
+    summary = write_run_report(run_dir, strict=strict, records="rescored", with_plots=with_plots,
+                               add_floors=add_cached_floors)
     soft = summary.soft_score.fmt() if summary.soft_score else "–"
     lines = [f"re-scored {result.rescored} episode(s) into {result.written} "
              f"({result.unchanged} without a final state kept as stored); soft score {soft}"]
@@ -60,7 +62,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"records must be auto, original or rescored, not {records!r}")
         try:
             summaries = write_report(run_dirs, out, strict=not skip_bad_lines, records=records,  # type: ignore[arg-type]
-                                     with_plots=plots)
+                                     with_plots=plots, add_floors=add_cached_floors)
         except RunDirError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None

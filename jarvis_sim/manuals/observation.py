@@ -16,16 +16,17 @@ from jarvis_sim.manuals.framing import top_down_view
 from jarvis_sim.manuals.scene import BrickScene, SceneBrick, bricks_corners
 from jarvis_sim.manuals.styles import get_style
 from jarvis_sim.tasks.spec import TaskSpec
+from jarvis_sim.tasks.variation import loose_bricks
 
 
 def initial_scene_bricks(task: TaskSpec) -> list[SceneBrick]:
-    """The initial structure at its lattice poses plus every action brick lying at its start pose."""
+    """The initial structure at its lattice poses plus every loose brick (distractors too) at its start pose."""
     origin = task.workspace.lattice_origin
     bricks = [SceneBrick.from_lattice(b, origin) for b in task.initial]
-    for a in task.action_bricks:
+    for a in loose_bricks(task):
         yaw = a.start.yaw
         bricks.append(
-            SceneBrick(a.id, a.target.part, a.target.color, (a.start.x, a.start.y, 0.0), (np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)))
+            SceneBrick(a.id, a.part, a.color, (a.start.x, a.start.y, 0.0), (np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)))
         )
     return bricks
 
@@ -64,7 +65,7 @@ def write_initial_observation(task: TaskSpec, out: Path) -> str:
         log.warning("MuJoCo backend unavailable (%s); rendering the bricks-only scene instead", exc)
     else:
         try:
-            backend.load(task, seed=task.seed)
+            backend.load(task, seed=task.scene_seed)
             frame = backend.render("top", rgb=True, depth=False)
             assert frame.rgb is not None
             Image.fromarray(frame.rgb).save(out)

@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
 
@@ -72,6 +79,17 @@ class ActionBrick(BaseModel):
     def id(self) -> str:
         """The brick id (same as its target's)."""
         return self.target.id
+
+
+class Distractor(BaseModel):
+    """A loose brick on the table that is in no manual step (seeded scene variation adds them)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    part: str
+    color: int
+    start: TablePose
 
 
 class ManualStep(BaseModel):
@@ -134,6 +152,9 @@ class TaskSpec(BaseModel):
                                  description="Simulated seconds allowed before the time penalty.")
     perturbations: list[Perturbation] = Field(default_factory=list)
     seed: int = 0
+    scene_seed: int = Field(0, ge=0, description="The scene variation seed the loose bricks' start poses and the "
+                            "distractors were drawn with (jarvis_sim.tasks.variation); 0: the task as generated.")
+    distractors: list[Distractor] = Field(default_factory=list, description="Loose bricks in no manual step.")
 
     @model_validator(mode="after")
     def _consistent(self) -> TaskSpec:
@@ -151,10 +172,24 @@ class TaskSpec(BaseModel):
         clash = initial_ids.intersection(action_ids)
         if clash:
             raise ValueError(f"task {self.id}: ids both initial and action: {sorted(clash)}")
+        distractor_ids = [d.id for d in self.distractors]
+        clash = set(distractor_ids).intersection(initial_ids | set(action_ids))
+        if clash or len(set(distractor_ids)) != len(distractor_ids):
+            raise ValueError(f"task {self.id}: distractor ids repeat or name manual bricks: {sorted(distractor_ids)}")
         for p in self.perturbations:
             if p.brick_id is not None and p.brick_id not in initial_ids and p.brick_id not in action_ids:
                 raise ValueError(f"task {self.id}: perturbation names unknown brick {p.brick_id!r}")
         return self
+
+    @model_serializer(mode="wrap")
+    def _omit_unvaried_scene(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A task as generated serialises as it did before scene variation existed, so the shipped suite files
+        # (and every hash of them) stay byte-identical; only a varied scene carries the two fields.
+        data: dict[str, Any] = handler(self)
+        if self.scene_seed == 0 and not self.distractors:
+            data.pop("scene_seed", None)
+            data.pop("distractors", None)
+        return data
 
     @cached_property
     def initial_assembly(self) -> Assembly:

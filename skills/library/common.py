@@ -17,7 +17,10 @@ TRACK_RADIUS_MM = 12.0
 
 def refresh_perception(ctx: SkillContext) -> list[BrickDescriptor]:
     """Render the top camera, detect bricks and keep perception ids stable across observations."""
-    frame = ctx.backend.render(ctx.camera, rgb=True, depth=True, segmentation=True)
+    if ctx.sensor is None:
+        frame = ctx.backend.render(ctx.camera, rgb=True, depth=True, segmentation=True)
+    else:  # a camera's view: its noise, and no instance masks
+        frame = ctx.sensor.apply(ctx.backend.render(ctx.camera, rgb=True, depth=True), ctx.sensor_rng)
     found = detect(frame, ctx.workspace)
     previous = dict(ctx.perceived.descriptors)
     descriptors: dict[str, BrickDescriptor] = {}

@@ -22,6 +22,7 @@ from skills.errors import (
     PathBlocked,
     PlacementFailed,
     PlacementOccupied,
+    StuckInStructure,
     Unreachable,
 )
 from skills.geometry import (
@@ -43,6 +44,8 @@ APPROACH_HEIGHT_MM = 60.0  # above the highest thing under the gripper
 FINGER_CLEARANCE_MM = 9.0  # finger thickness plus margin on each side of the brick
 FINGER_HALF_WIDTH_MM = 4.0  # half the finger pad's width along the brick, with margin
 GRIP_DEPTH_MM = 4.5  # pads centre this far below a brick's top face
+PULL_STEP_MM = 1.0  # lift increments while pulling a structure brick off its studs (studs engage 1.7 mm)
+PULL_PAST_TOP_MM = 6.0  # lift beyond the grip depth by which pads sliding up a stuck brick have left its top
 PLATE_GRIP_DEPTH_MM = 1.6
 FINGERTIP_BELOW_TCP_MM = 10.0  # the tool convention of jarvis_sim.backends.base
 TIP_CLEARANCE_MM = 1.0
@@ -213,7 +216,8 @@ def pick(ctx: SkillContext, brick: str) -> PickResult:
 
     The brick must be visible in the last observation, not covered by another brick, with room for
     the fingers. Picking a brick clutched to the structure pulls it off (to undo a mistake).
-    Raises already_holding, unknown_brick, not_graspable or grasp_failed.
+    Raises already_holding, unknown_brick, not_graspable, grasp_failed, or stuck_in_structure when a
+    brick of the structure holds on to its studs and does not come off.
     """
     return _pick(ctx, brick, across_long=False)
 
@@ -255,6 +259,9 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
         ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
         raise GraspFailed(f"the fingers closed to {width:.1f} mm without holding {brick} ({span_mm:.1f} mm wide); "
                           "observe() again and retry")
+    if d.in_structure:
+        # phase: pull off the studs, feeling for the fingers sliding up the brick's sides
+        _pull_off(ctx, brick, d, plan, at, above, quat, span_mm)
     # phase: lift vertically
     ctx.motion.move_to(ctx, above, quat, speed=0.08, check_collisions=False)
     width = _gripper_width_mm(ctx)
@@ -263,6 +270,30 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
     ctx.held, ctx.held_descriptor, ctx.held_across_long = brick, d, across_long
     ctx.held_grip_depth_mm = d.top_z_mm - plan.z_mm
     return PickResult(brick=brick, grasp=plan, lifted_to_mm=round(float(above[2]) * 1000.0, 1))
+
+
+def _pull_off(ctx: SkillContext, brick: str, d: BrickDescriptor, plan: GraspPlan, at: np.ndarray, above: np.ndarray,
+              quat: np.ndarray, span_mm: float) -> None:
+    """Lift a structure brick in PULL_STEP_MM steps until its pads are past its top edge; raise StuckInStructure when
+    the fingers lose it there: they slid up its sides while it stayed clutched (a brick that came off and slipped
+    later would have left them higher)."""
+    assert ctx.motion is not None
+    pads_past_top_mm = (PLATE_GRIP_DEPTH_MM if d.height == "plate" else GRIP_DEPTH_MM) + PULL_PAST_TOP_MM
+    lifted = 0.0
+    while lifted < pads_past_top_mm:
+        lifted += PULL_STEP_MM
+        step = at.copy()
+        step[2] += lifted / 1000.0
+        ctx.motion.move_to(ctx, step, quat, speed=0.02, check_collisions=False)
+        if _gripper_width_mm(ctx) < span_mm - 2.5:
+            ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
+            wait_gripper(ctx)
+            ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
+            raise StuckInStructure(
+                f"brick {brick} is clutched to the structure and did not come off: the fingers slid off its top after "
+                f"{lifted:.0f} mm of lift while it stayed on its studs (the connection holds harder than the grip). "
+                "It is still part of the structure; pick a loose brick, or remove the bricks that clamp it first."
+            )
 
 
 def _centring_radius_mm(d: BrickDescriptor) -> float:

@@ -1,9 +1,10 @@
 """`jarvis bench skills`: the skill library against ground truth. One JSON object per figure.
 
-- Perception on the initial scenes of a suite (default jarvis-v1, all tasks): descriptor position and yaw
-  error against the simulator's poses, share of loose action bricks detected, size and colour accuracy.
-  Each brick instance's mask is paired with its ground-truth id only to score it; the descriptor itself is
-  computed exactly as observe() computes it.
+- Perception on the initial scenes of a suite (default jarvis-v1, all tasks), in both modes side by side:
+  ideal (the renderer's instance masks, exact depth) and camera (skills.sensor noise model, segmentation from
+  RGB-D without instance ids): descriptor position and yaw error against the simulator's poses, share of loose
+  action bricks detected, size and colour accuracy. Descriptors are computed exactly as observe() computes them
+  and matched to ground-truth top faces by position only to score them.
 - One pick-and-place (pick + place_at, with place's verifying observation) in a ~75-brick scene: median wall
   time, quoted against the same pick-and-place in a 3-brick scene measured in this run.
 - `--oracle SUITE`: the oracle on a suite through agent.batch.run_batch; share of action bricks complete,
@@ -32,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from common import emit, machine
 
 import jarvis_sim.tasks.families  # noqa: F401  (registers the task families)
-from jarvis_sim.backends.base import CameraFrame, make_backend
+from jarvis_sim.backends.base import make_backend
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
 from jarvis_sim.lego.world_state import BrickState
@@ -40,11 +41,12 @@ from jarvis_sim.tasks.registry import load_task, suite_task_ids
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
 from skills.errors import SkillError
-from skills.perception import SCENE_OBJECTS, Segment, describe, detect, point_cloud
+from skills.perception import detect
 from skills.registry import bind
+from skills.sensor import SensorModel
+from skills.types import BrickDescriptor
 from tests.fakes.lego_tasks import stack_task
 
-MIN_SEGMENT_PIXELS = 12  # skills.perception.segments drops smaller instances; kept identical here
 FULLY_SEEN = 0.9  # visible_fraction above which a descriptor frames its brick's studs (the oracle's test)
 
 
@@ -76,27 +78,13 @@ class PerceptionTally:
     observe_wall_s: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     color_confusions: dict[str, int] = field(default_factory=dict)  # "true -> seen" counts
+    spurious: int = 0  # descriptors over no ground-truth brick
 
     def subset(self, keep: list[bool]) -> tuple[list[float], list[float]]:
         """Position and yaw errors of the descriptors selected by a mask."""
         pos = [e for e, k in zip(self.pos_err_mm, keep, strict=True) if k]
         yaw = [e for e, k in zip(self.yaw_err_deg, keep, strict=True) if k]
         return pos, yaw
-
-
-def named_segments(frame: CameraFrame) -> dict[str, Segment]:
-    """Brick instance segments keyed by the simulator's id (for scoring only), selected as perception does."""
-    assert frame.segmentation is not None and frame.rgb is not None
-    cloud = point_cloud(frame)
-    out = {}
-    for idx, name in frame.segment_ids.items():
-        if name in SCENE_OBJECTS:
-            continue
-        mask = frame.segmentation == idx
-        n = int(mask.sum())
-        if n >= MIN_SEGMENT_PIXELS:
-            out[name] = Segment(cloud[mask], frame.rgb[mask], n)
-    return out
 
 
 def truth_top(b: BrickState) -> tuple[float, float, float, float, float]:
@@ -120,28 +108,45 @@ def yaw_gap(a: float, b: float, period: float) -> float:
     return min(d, period - d)
 
 
-def perceive_scene(task: TaskSpec, tally: PerceptionTally) -> None:
-    """Load a task's initial scene, park the arm, and score every brick descriptor against ground truth."""
+def match_to_truth(found: list[BrickDescriptor], truth: dict[str, BrickState]) -> dict[str, BrickDescriptor]:
+    """Ground-truth id -> the descriptor over it (top-face centre within 8 mm in the plane and 3 mm in height,
+    closest pairs first, each used once): for scoring only, the same rule for both perception modes."""
+    pairs = []
+    for k, d in enumerate(found):
+        for bid, b in truth.items():
+            tx, ty, tz, _, _ = truth_top(b)
+            plane = math.hypot(d.x_mm - tx, d.y_mm - ty)
+            if plane < 8.0 and abs(d.top_z_mm - tz) < 3.0:
+                pairs.append((plane, k, bid))
+    out: dict[str, BrickDescriptor] = {}
+    used: set[int] = set()
+    for _, k, bid in sorted(pairs):
+        if k not in used and bid not in out:
+            out[bid] = found[k]
+            used.add(k)
+    return out
+
+
+def perceive_scene(task: TaskSpec, tally: PerceptionTally, sensor: SensorModel | None) -> None:
+    """Load a task's initial scene, park the arm, and score every brick descriptor against ground truth.
+
+    sensor None: ideal perception (renderer's instance masks, exact depth); else the camera mode (that sensor's
+    noise, segmentation from RGB-D without instance ids)."""
     backend = make_backend("mujoco")
     try:
         backend.load(task, seed=0)
         ctx = SkillContext(backend=backend, workspace=task.workspace)
         bind("task", ctx)["go_home"]()
         t0 = time.perf_counter()
-        frame = backend.render(ctx.camera, rgb=True, depth=True, segmentation=True)
-        n_detect = len(detect(frame, task.workspace))
+        if sensor is None:
+            frame = backend.render(ctx.camera, rgb=True, depth=True, segmentation=True)
+        else:
+            frame = sensor.apply(backend.render(ctx.camera, rgb=True, depth=True), np.random.default_rng(0))
+        found = [d for d, _ in detect(frame, task.workspace)]
         tally.observe_wall_s.append(time.perf_counter() - t0)
         truth = backend.world_state().by_id()
-        named = named_segments(frame)
-        segs = list(named.values())
-        described = {}
-        for name, seg in named.items():
-            d = describe(seg, task.workspace, segs)
-            if d is not None and name in truth:
-                described[name] = d
-        if len(described) != n_detect:
-            print(f"warning: {task.id}: {len(described)} scored descriptors but detect() found {n_detect}",
-                  file=sys.stderr)
+        described = match_to_truth(found, truth)
+        tally.spurious += len(found) - len(described)
         action_ids = {a.id for a in task.action_bricks}
         tally.instances += len(truth)
         for bid, d in described.items():
@@ -172,16 +177,29 @@ def perceive_scene(task: TaskSpec, tally: PerceptionTally) -> None:
         backend.close()
 
 
+PERCEPTION_MODES: dict[str, SensorModel | None] = {"ideal": None, "camera": SensorModel()}
+
+
 def perception_figures(suite: str, limit: int | None) -> None:
-    """Perception accuracy on a suite's initial scenes."""
+    """Perception accuracy on a suite's initial scenes, ideal and camera mode side by side."""
     ids = suite_task_ids(suite)[:limit] if limit else suite_task_ids(suite)
-    tally = PerceptionTally()
-    t0 = time.perf_counter()
-    for tid in ids:
-        task = load_task(tid)
-        assert isinstance(task, TaskSpec)
-        perceive_scene(task, tally)
-    ctx: dict[str, Any] = {"suite": suite, "scenes": len(ids), **machine()}
+    side: dict[str, dict[str, float]] = {}
+    for mode, sensor in PERCEPTION_MODES.items():
+        tally = PerceptionTally()
+        t0 = time.perf_counter()
+        for tid in ids:
+            task = load_task(tid)
+            assert isinstance(task, TaskSpec)
+            perceive_scene(task, tally, sensor)
+        side[mode] = mode_figures(tally, {"suite": suite, "scenes": len(ids), "mode": mode, **machine()}, t0)
+    emit("perception_modes_side_by_side", len(ids), "scenes", suite=suite,
+         sensor=SensorModel().model_dump(), **{m: {k: round(v, 4) for k, v in f.items()} for m, f in side.items()},
+         note="ideal: renderer instance masks, exact depth; camera: skills.sensor noise, RGB-D segmentation "
+         "without ids; both scored by matching descriptors to ground-truth tops within 8 mm / 3 mm")
+
+
+def mode_figures(tally: PerceptionTally, ctx: dict[str, Any], t0: float) -> dict[str, float]:
+    """Emit one perception mode's figures; returns the headline numbers for the side-by-side line."""
     n = len(tally.pos_err_mm)
     seen_pos, seen_yaw = tally.subset([v > FULLY_SEEN for v in tally.visible])
     loose_pos, loose_yaw = tally.subset(tally.loose)
@@ -195,21 +213,29 @@ def perception_figures(suite: str, limit: int | None) -> None:
     emit("perception_yaw_err_p90_deg", percentile(tally.yaw_err_deg, 90), "deg", descriptors=n, **ctx)
     emit("perception_top_err_median_mm", median(tally.top_err_mm), "mm", p90=round(percentile(tally.top_err_mm, 90), 3),
          **ctx)
-    emit("loose_bricks_detected_ratio", sum(tally.loose_detected) / max(1, len(tally.loose_detected)), "ratio",
-         loose_bricks=len(tally.loose_detected), usable_ratio=round(sum(tally.loose_usable) /
-                                                                   max(1, len(tally.loose_usable)), 4),
-         misses=tally.misses[:20], target="1.0", **ctx)
-    emit("perception_size_correct_ratio", sum(tally.size_ok) / max(1, n), "ratio",
+    detected = sum(tally.loose_detected) / max(1, len(tally.loose_detected))
+    usable = sum(tally.loose_usable) / max(1, len(tally.loose_usable))
+    emit("loose_bricks_detected_ratio", detected, "ratio", loose_bricks=len(tally.loose_detected),
+         usable_ratio=round(usable, 4), misses=tally.misses[:20], target="1.0", **ctx)
+    size_ok = sum(tally.size_ok) / max(1, n)
+    emit("perception_size_correct_ratio", size_ok, "ratio",
          fully_seen=round(sum(s for s, v in zip(tally.size_ok, tally.visible, strict=True) if v > FULLY_SEEN)
                           / max(1, len(seen_pos)), 4), **ctx)
     confusions = dict(sorted(tally.color_confusions.items(), key=lambda kv: -kv[1])[:10])
     loose_colors = [c for c, k in zip(tally.color_ok, tally.loose, strict=True) if k]
-    emit("perception_color_correct_ratio", sum(tally.color_ok) / max(1, n), "ratio",
+    color_ok = sum(tally.color_ok) / max(1, n)
+    emit("perception_color_correct_ratio", color_ok, "ratio",
          loose=round(sum(loose_colors) / max(1, len(loose_colors)), 4), confusions=confusions, **ctx)
     emit("perception_detected_instances_ratio", n / max(1, tally.instances), "ratio", bricks=tally.instances,
-         note="hidden bricks of a structure cannot be seen from above", **ctx)
-    emit("observe_wall_ms", median(tally.observe_wall_s) * 1000, "ms", what="render RGB-D+seg and detect", **ctx)
+         spurious=tally.spurious, note="hidden bricks of a structure cannot be seen from above", **ctx)
+    emit("observe_wall_ms", median(tally.observe_wall_s) * 1000, "ms", what="render and detect", **ctx)
     emit("perception_bench_wall_s", time.perf_counter() - t0, "s", **ctx)
+    return {"pos_err_median_mm": median(tally.pos_err_mm), "pos_err_p90_mm": percentile(tally.pos_err_mm, 90),
+            "loose_pos_err_median_mm": median(loose_pos), "yaw_err_median_deg": median(tally.yaw_err_deg),
+            "loose_yaw_err_median_deg": median(loose_yaw), "top_err_median_mm": median(tally.top_err_mm),
+            "loose_detected_ratio": detected, "loose_usable_ratio": usable, "size_correct_ratio": size_ok,
+            "color_correct_ratio": color_ok, "instances_detected_ratio": n / max(1, tally.instances),
+            "spurious_descriptors": float(tally.spurious), "observe_wall_ms": median(tally.observe_wall_s) * 1000}
 
 
 # --- pick and place -------------------------------------------------------------------------------

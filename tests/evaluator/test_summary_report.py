@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.config import SCORING_CONFIG_VERSION
 from evaluator.records import EpisodeRecord, RoundRecord
 from evaluator.report import compare, render_comparison, write_report
 from evaluator.run_dir import read_run_dir
@@ -31,7 +32,7 @@ def test_difficulty_table_and_failed_actions(tmp_path: Path) -> None:
     assert s.by_difficulty["overall"].n == 8 and s.n_episodes == 8
     assert s.sub_scores["completion"].mean == pytest.approx(56.25)
     assert s.labels == {"model": "oracle", "tool_library": "verified", "agent": "oracle"}
-    assert s.scoring_config_version == 1
+    assert s.scoring_config_version == SCORING_CONFIG_VERSION
 
 
 def test_heatmap_bins(tmp_path: Path) -> None:

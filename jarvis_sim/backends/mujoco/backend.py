@@ -43,6 +43,7 @@ from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import brick_pose_in_world
 from jarvis_sim.lego.world_state import BrickState, WorldState
 from jarvis_sim.tasks.spec import TaskSpec
+from jarvis_sim.tasks.variation import loose_bricks, seeded_scene
 
 _SNAP_WINDOW_S = 1.0  # keep trying while the brick settles, then give up
 _SEAT_DRIFT_M = 3e-4  # a clutched brick pushed this far off its seat is set back on it
@@ -120,7 +121,8 @@ class MujocoBackend(Backend):
 
     def __init__(self, config: SimConfig | dict[str, Any] | None = None) -> None:
         self.config = config if isinstance(config, SimConfig) else SimConfig.model_validate(config or {})
-        self.task: TaskSpec | None = None
+        self.task: TaskSpec | None = None  # the scene of the loaded seed (jarvis_sim.tasks.variation.seeded_scene)
+        self._generated_task: TaskSpec | None = None  # the task as load() received it
         self._model: mujoco.MjModel | None = None
         self._data: mujoco.MjData | None = None
         self._probe: mujoco.MjData | None = None
@@ -132,7 +134,8 @@ class MujocoBackend(Backend):
     def load(self, task: TaskSpec, seed: int = 0) -> None:
         """Build the scene of a task and settle it."""
         self.close()
-        self.task = task
+        self._generated_task = task
+        task = self.task = seeded_scene(task, seed)  # seed 0: the TaskSpec exactly; see jarvis_sim.tasks.variation
         spec, self.layout = build_scene(task, self.config)
         try:
             self._model = spec.compile()
@@ -202,13 +205,20 @@ class MujocoBackend(Backend):
         return out
 
     def reset(self, seed: int = 0) -> None:
-        """Return to the task's initial scene: arm at home, gripper open, structure clutched, then settle."""
-        task = self._task()
+        """Return to the initial scene of this seed: arm at home, gripper open, structure clutched, then settle."""
+        generated = self._generated_task
+        if generated is None:
+            raise BackendError("no task loaded: call load(task) first")
+        scene = seeded_scene(generated, seed)
+        if [(d.id, d.part, d.color) for d in scene.distractors] != [(d.id, d.part, d.color) for d in self._task().distractors]:
+            self.load(generated, seed)  # another seed's distractors need another model
+            return
+        task = self.task = scene
         m, d = self.model, self.data
         mujoco.mj_resetData(m, d)
         d.qpos[self._arm_qadr] = HOME_Q
         d.qpos[self._finger_qadr] = FINGER_MAX_M
-        for a in task.action_bricks:
+        for a in loose_bricks(task):
             adr = self._qadr[a.id]
             d.qpos[adr : adr + 3] = (a.start.x, a.start.y, 0.0)
             d.qpos[adr + 3 : adr + 7] = (math.cos(a.start.yaw / 2), 0.0, 0.0, math.sin(a.start.yaw / 2))
@@ -434,7 +444,7 @@ class MujocoBackend(Backend):
         task, d = self._task(), self.data
         held = self.held_brick()
         parts = {b.id: (b.part, b.color) for b in task.initial}
-        parts.update({a.id: (a.target.part, a.target.color) for a in task.action_bricks})
+        parts.update({a.id: (a.part, a.color) for a in loose_bricks(task)})
         bricks = []
         for b in self._brick_ids:
             body = self._body[b]
@@ -548,7 +558,7 @@ class MujocoBackend(Backend):
     def _try_snap(self, brick: str) -> bool:
         m, d, cfg = self.model, self.data, self.config
         task = self._task()
-        target = next(a.target for a in task.action_bricks if a.id == brick)
+        target = next(b for b in loose_bricks(task) if b.id == brick)  # distractors seat like any brick
         body = self._body[brick]
         seat = self.clutch.find_seat(brick, target.part, target.color, d.xpos[body], d.xmat[body].reshape(3, 3),
                                      cfg.snap_in_plane_m, cfg.snap_height_m, cfg.snap_yaw_rad, cfg.snap_tilt_rad)

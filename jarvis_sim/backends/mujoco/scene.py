@@ -22,6 +22,7 @@ from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import brick_pose_in_world, yaw_quaternion
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.tasks.spec import TaskSpec
+from jarvis_sim.tasks.variation import loose_bricks
 
 BASEPLATE_PART = "3811"
 BASEPLATE_COLOR = 2  # green
@@ -64,7 +65,7 @@ class SceneLayout:
     """Where the scene's parts went: brick ids by kind, the baseplate pose, the camera targets."""
 
     initial_ids: tuple[str, ...]
-    action_ids: tuple[str, ...]
+    action_ids: tuple[str, ...]  # every loose brick: the action bricks, then the distractors
     baseplate_origin: tuple[float, float, float] | None
     workspace_center: tuple[float, float]
 
@@ -189,9 +190,9 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
         pos, quat = brick_pose_in_world(b, origin)
         add_brick_body(world, b.id, b.part, b.color, pos, quat, free=False, detail="full")
 
-    for a in task.action_bricks:
-        t = a.target
-        add_brick_body(world, t.id, t.part, t.color, (a.start.x, a.start.y, 0.0), yaw_quaternion(a.start.yaw),
+    loose = loose_bricks(task)  # distractors are loose bricks like any other: same body, same clutch
+    for t in loose:
+        add_brick_body(world, t.id, t.part, t.color, (t.start.x, t.start.y, 0.0), yaw_quaternion(t.start.yaw),
                        free=True, detail="full")
         eq = spec.add_equality()
         eq.name = clutch_eq_name(t.id)
@@ -238,7 +239,7 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
 
     layout = SceneLayout(
         initial_ids=tuple(b.id for b in task.initial),
-        action_ids=tuple(a.id for a in task.action_bricks),
+        action_ids=tuple(t.id for t in loose),
         baseplate_origin=baseplate_origin,
         workspace_center=center,
     )
