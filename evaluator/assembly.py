@@ -171,6 +171,16 @@ def score_assembly(
     )
 
 
+def build_progress(task: TaskSpec, state: WorldState, elapsed_s: float,
+                   config: ScoringConfig = _DEFAULT_CONFIG) -> tuple[float, bool]:
+    """The soft score (time penalty included) and whether the build is complete: the Gymnasium env's scorer.
+
+    Complete means every required brick is complete and valid, the same verdicts the episode records.
+    """
+    s = score_assembly(task, state, elapsed_s, config)
+    return s.soft_score, all(b.complete and b.valid for b in s.bricks)
+
+
 def time_penalty(elapsed_s: float | None, budget_s: float, config: ScoringConfig = _DEFAULT_CONFIG) -> float:
     """Score points lost for simulated time past the budget: 0 within it, at most max_points."""
     if elapsed_s is None or not elapsed_s > budget_s:

@@ -131,6 +131,10 @@ class Backend(ABC):
     def home_q(self) -> np.ndarray:
         """The arm's home configuration."""
 
+    def joint_limits(self) -> tuple[np.ndarray, np.ndarray]:
+        """The arm's 7 joint position limits (lower, upper) in rad; backends that can command joints say them."""
+        raise BackendError(f"backend {self.name!r} does not report its joint limits")
+
     # --- sensing ---------------------------------------------------------------------------------
     @abstractmethod
     def cameras(self) -> list[str]:

@@ -28,6 +28,8 @@ from jarvis_sim.backends.mujoco.panda import (
     DEFAULT_GRIP_FORCE_N,
     FINGER_MAX_M,
     HOME_Q,
+    Q_LOWER,
+    Q_UPPER,
     PandaNames,
 )
 from jarvis_sim.backends.mujoco.scene import (
@@ -424,6 +426,10 @@ class MujocoBackend(Backend):
     def home_q(self) -> np.ndarray:
         """The arm's home configuration (TCP 0.49 m above the table, pointing down)."""
         return HOME_Q.copy()
+
+    def joint_limits(self) -> tuple[np.ndarray, np.ndarray]:
+        """Franka's published joint position limits (rad)."""
+        return Q_LOWER.copy(), Q_UPPER.copy()
 
     # --- sensing ---------------------------------------------------------------------------------
     def cameras(self) -> list[str]:
