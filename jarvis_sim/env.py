@@ -204,8 +204,15 @@ class LegoAssemblyEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
                              f"(action_mode={self.action_mode!r}), got {action!r}")
         self._command(a)
         self.backend.step(self.ticks_per_step)
+        return self.outcome()
+
+    def outcome(self, out_of_budget: bool = False) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """Observe and score the world as it is now: the step tuple, for wrappers that move the arm themselves.
+
+        `out_of_budget` truncates the episode for a budget the caller keeps (e.g. skill calls).
+        """
         score, terminated = self._score()
-        truncated = not terminated and self.backend.sim_time_s >= self.task.time_budget_s
+        truncated = not terminated and (out_of_budget or self.backend.sim_time_s >= self.task.time_budget_s)
         if self.reward_mode == "dense":
             reward = (score - self._last_score) / 100.0
         else:
