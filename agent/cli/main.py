@@ -21,14 +21,28 @@ app = typer.Typer(
 
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"jarvis {version('jarvis')}")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            typer.echo("jarvis (not installed: version unknown)")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit"),
+) -> None:
     """JARVIS: manual-guided robotic LEGO assembly benchmark, VSP and GamiBench."""
 
 
 COMMAND_MODULES = (
     "agent.cli.bench",
     "agent.cli.tasks",
+    "agent.cli.suites",
     "agent.cli.ldraw",
     "agent.cli.render",
     "agent.cli.score",

@@ -26,10 +26,22 @@ def build_pool_with_report(n_assemblies: int, seed: int, out: Path, workers: int
 
 
 def write_suite_file(name: str, out: Path) -> Path:
-    """Regenerate a LEGO suite into a file (byte-identical to the shipped one)."""
-    from jarvis_sim.tasks.suites import write_suite
+    """Write a suite of any family as JSONL: LEGO suites regenerated (byte-identical to the shipped file),
+    other families' suites as their items, one JSON object a line, in suite order."""
+    from jarvis_sim.tasks.registry import family_of_suite, load_task, suite_task_ids
+    from jarvis_sim.tasks.suites import RECIPES, write_suite
 
-    return write_suite(name, out)
+    if name in RECIPES:
+        return write_suite(name, out)
+    family_of_suite(name)  # an unknown name lists every family's suites
+    ids = suite_task_ids(name)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    with tmp.open("w") as f:
+        for task_id in ids:
+            f.write(load_task(task_id).model_dump_json() + "\n")
+    tmp.replace(out)  # a half-written suite never takes the name
+    return out
 
 
 def show_task(task_id: str) -> str:
@@ -74,13 +86,13 @@ def register(app: typer.Typer) -> None:
 
     @group.command("suite")
     def _suite(
-        name: str = typer.Argument(..., help="Suite name, e.g. jarvis-v1, jarvis-mini"),
+        name: str = typer.Argument(..., help="Suite name of any family, e.g. jarvis-mini, gamibench (`jarvis suites`)"),
         out: Path = typer.Option(..., "--out", help="JSONL file to write"),
     ) -> None:
-        """Regenerate a LEGO suite (same seed, identical bytes to the shipped file)."""
+        """Write a suite's tasks as JSONL (LEGO suites: same seed, identical bytes to the shipped file)."""
         try:
             path = write_suite_file(name, out)
-        except KeyError as e:
+        except (KeyError, FileNotFoundError) as e:
             typer.echo(f"error: {e.args[0]}", err=True)
             raise typer.Exit(2) from None
         typer.echo(f"-> {path}")

@@ -37,8 +37,13 @@ class LegoFamily(TaskFamily):
             try:
                 return rebuild_task(task_id)
             except KeyError as e:
-                raise UnknownKeyError("LEGO task", task_id, self.task_ids("jarvis-mini")) from e
-        raise UnknownKeyError("LEGO task", task_id, self.task_ids("jarvis-mini"))
+                raise UnknownKeyError("LEGO task", task_id, self.task_ids("jarvis-mini"), hint=_ID_HINT) from e
+        raise UnknownKeyError("LEGO task", task_id, self.task_ids("jarvis-mini"), hint=_ID_HINT)
 
+
+# Pool ids are generated, so no list is complete: the message says their shape and where suites are listed.
+_ID_HINT = ("LEGO ids look like lego/<p|v><pool seed>-<assembly index>-<kind>/<task index> (any generated pool "
+            "task, e.g. lego/v7-00020-stairs/001) or a suite's id; `jarvis suites` lists the suites and "
+            "`jarvis tasks suite NAME --out FILE` writes their tasks")
 
 LEGO = register_family(LegoFamily())

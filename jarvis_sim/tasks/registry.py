@@ -18,9 +18,11 @@ from jarvis_sim.tasks.spec import TaskSpec
 class UnknownKeyError(KeyError):
     """An unknown registry key; the message lists the valid ones."""
 
-    def __init__(self, what: str, key: str, valid: list[str]):
+    def __init__(self, what: str, key: str, valid: list[str], hint: str = ""):
         shown = ", ".join(valid[:30]) + (f", ... ({len(valid)} in all)" if len(valid) > 30 else "")
-        super().__init__(f"unknown {what} {key!r}; valid: {shown}")
+        # With a hint the valid list is examples of an open id space, not all of it: say so.
+        listed = f"{hint}; for example: {shown}" if hint else f"valid: {shown}"
+        super().__init__(f"unknown {what} {key!r}; {listed}")
         self.what, self.key, self.valid = what, key, valid
 
     def __str__(self) -> str:
@@ -118,7 +120,9 @@ def family_of_task(task_id: str) -> TaskFamily:
     for f in families().values():
         if f.owns(task_id):
             return f
-    raise UnknownKeyError("task family for id", task_id, sorted(families()))
+    raise UnknownKeyError("task family for id", task_id, sorted(families()),
+                          hint="task ids start with their family, e.g. lego/<assembly>/<k>, vsp/..., gamibench/...; "
+                               "`jarvis suites` lists every suite and `jarvis tasks suite NAME` its tasks")
 
 
 def load_task(task_id: str) -> TaskSpec | QuestionItem:

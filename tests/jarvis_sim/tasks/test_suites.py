@@ -76,4 +76,4 @@ def test_cli_show_and_unknown_suite() -> None:
     r = runner.invoke(app, ["tasks", "show", tid])
     assert r.exit_code == 0 and f'"id": "{tid}"' in r.output
     r = runner.invoke(app, ["tasks", "suite", "nope", "--out", "/tmp/x.jsonl"])
-    assert r.exit_code == 2 and "unknown LEGO suite" in r.output
+    assert r.exit_code == 2 and "unknown suite 'nope'" in r.output and "gamibench" in r.output  # every family
