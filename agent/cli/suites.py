@@ -10,17 +10,17 @@ import typer
 
 def suite_rows(family: str | None = None) -> list[dict[str, Any]]:
     """One row per suite: name, family, description, task count, or the reason its data is missing."""
-    from jarvis_sim.tasks.registry import suite_task_ids, suites
+    from jarvis_sim.tasks.registry import suite_availability, suites
 
     rows: list[dict[str, Any]] = []
     for s in suites():
         if family is not None and s.family != family:
             continue
-        row: dict[str, Any] = {"name": s.name, "family": s.family, "description": s.description}
-        try:
-            row["tasks"], row["available"] = len(suite_task_ids(s.name)), True
-        except (KeyError, FileNotFoundError, OSError, ValueError) as e:  # data not installed, e.g. official VSP
-            row["tasks"], row["available"], row["unavailable_because"] = None, False, str(e.args[0] if e.args else e)
+        n, why = suite_availability(s.name)
+        row: dict[str, Any] = {"name": s.name, "family": s.family, "description": s.description,
+                               "tasks": n, "available": why is None}
+        if why is not None:
+            row["unavailable_because"] = why
         rows.append(row)
     return rows
 

@@ -102,6 +102,9 @@ class SuitePublic(BaseModel):
     name: str
     family: str
     description: str
+    available: bool = True  # False: the suite's data is not installed here; its tasks would answer 422
+    tasks: int | None = None
+    unavailable_because: str | None = None
 
 
 class SuitesPublic(BaseModel):

@@ -110,6 +110,15 @@ def family_of_suite(suite: str) -> TaskFamily:
     raise UnknownKeyError("suite", suite, sorted(s.name for s in suites()))
 
 
+def suite_availability(suite: str) -> tuple[int | None, str | None]:
+    """(number of tasks, None) when a suite can be served here, or (None, why not) when its data is missing
+    (official VSP data not installed, a generated set not built): listings mark it instead of failing later."""
+    try:
+        return len(suite_task_ids(suite)), None
+    except (KeyError, OSError, ValueError) as e:
+        return None, str(e.args[0] if e.args else e)
+
+
 def suite_task_ids(suite: str) -> list[str]:
     """Task ids of a suite of any family."""
     return family_of_suite(suite).task_ids(suite)

@@ -11,8 +11,10 @@ from fastapi.responses import FileResponse
 
 from agent.server.deps import TokenDep
 from agent.server.schemas import SuitePublic, SuitesPublic, TasksPublic
+from jarvis_sim.lego import units as u
 from jarvis_sim.tasks.question import QuestionItem
-from jarvis_sim.tasks.registry import load_task, suite_task_ids, suites
+from jarvis_sim.tasks.registry import load_task, suite_availability, suite_task_ids, suites
+from jarvis_sim.tasks.spec import Workspace
 
 router = APIRouter(prefix="/v1", tags=["tasks"])
 
@@ -29,7 +31,20 @@ def task_public(task_id: str) -> dict[str, Any]:
     else:
         view["manual_images"] = [f"{base}/manual/{k}.png" for k in range(len(task.manual_steps))]
         view["observation_image"] = f"{base}/observation.png"
+        view["workspace"] = _workspace_mm(task.workspace)
     return view
+
+
+def _workspace_mm(ws: Workspace) -> dict[str, Any]:
+    """The calibration the LLM prompt gives (build-lattice corner, staging area, table), in mm: external
+    agents over REST need the same to place by world coordinates."""
+
+    def mm(v: tuple[float, ...]) -> list[float]:
+        return [round(c * 1000.0, 3) for c in v]
+
+    return {"lattice_origin_mm": mm(ws.lattice_origin), "staging_min_mm": mm(ws.staging_min),
+            "staging_max_mm": mm(ws.staging_max), "table_min_mm": mm(ws.table_min), "table_max_mm": mm(ws.table_max),
+            "stud_pitch_mm": round(u.STUD_PITCH_M * 1000.0, 3), "plate_height_mm": round(u.PLATE_HEIGHT_M * 1000.0, 3)}
 
 
 def _rendered(render: Callable[[], T], what: str) -> T:
@@ -44,8 +59,12 @@ def _rendered(render: Callable[[], T], what: str) -> T:
 
 @router.get("/suites", response_model=SuitesPublic)
 def list_suites(_token: TokenDep) -> SuitesPublic:
-    """Every suite of every family."""
-    data = [SuitePublic(name=s.name, family=s.family, description=s.description) for s in suites()]
+    """Every suite of every family, each marked available (with its size) or not (with the reason)."""
+    data = []
+    for s in suites():
+        n, why = suite_availability(s.name)
+        data.append(SuitePublic(name=s.name, family=s.family, description=s.description, available=why is None,
+                                tasks=n, unavailable_because=why))
     return SuitesPublic(data=data, count=len(data))
 
 
