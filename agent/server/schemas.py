@@ -96,6 +96,13 @@ class RunPublic(BaseModel):
     links: dict[str, str]
 
 
+class RunsPublic(BaseModel):
+    """A page of a token's runs, newest first (summaries only through GET /v1/runs/{id})."""
+
+    data: list[RunPublic]
+    count: int
+
+
 class SuitePublic(BaseModel):
     """A suite."""
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import FileResponse, PlainTextResponse
 
 from agent.episode import new_episode_id
@@ -19,7 +19,7 @@ from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
 from agent.server.limits import check_limits
 from agent.server.queue import TERMINAL, QuotaExceeded
 from agent.server.routes.episodes import check_agent_options, notify_workers, quota_error, validate_agent
-from agent.server.schemas import RunCreate, RunPublic
+from agent.server.schemas import RunCreate, RunPublic, RunsPublic
 from evaluator.records import EpisodeRecord, Timings
 from jarvis_sim.tasks.registry import family_of_task, load_task, suite_task_ids
 
@@ -141,6 +141,30 @@ def cancel_run(run_id: str, queue: QueueDep, token: TokenDep) -> dict[str, Any]:
         raise HTTPException(404, f"no run {run_id!r}")
     cancelled = queue.cancel_run(run_id)
     return {"id": run_id, "cancelled": cancelled, "counts": queue.run_counts(run_id)}
+
+
+@router.get("", response_model=RunsPublic)
+def list_runs(
+    queue: QueueDep,
+    token: TokenDep,
+    offset: int = Query(0, ge=0, le=10_000_000),
+    limit: int = Query(50, ge=1, le=200),
+) -> RunsPublic:
+    """A page of this token's runs, newest first, with their counts; listing never writes a report."""
+    from sqlalchemy import func, select
+
+    with queue.session() as s:
+        total = s.scalar(select(func.count()).select_from(RunRow).where(RunRow.token_id == token)) or 0
+        rows = s.scalars(select(RunRow).where(RunRow.token_id == token).order_by(RunRow.created_at.desc())
+                         .offset(offset).limit(limit)).all()
+    data = []
+    for run in rows:
+        counts = queue.run_counts(run.id)
+        done = sum(counts.get(st, 0) for st in TERMINAL) >= run.total
+        base = f"/v1/runs/{run.id}"
+        data.append(RunPublic(id=run.id, status="done" if done else "running", total=run.total, counts=counts,
+                              summary=None, links={"self": base, "report": f"{base}/report"}))
+    return RunsPublic(data=data, count=int(total))
 
 
 @router.get("/{run_id}", response_model=RunPublic)

@@ -28,3 +28,23 @@ def test_assembly_task_view_carries_the_workspace_calibration_in_mm(client: Test
     assert cal["staging_min_mm"] == [round(c * 1000, 3) for c in ws.staging_min]
     assert cal["stud_pitch_mm"] == 8.0 and cal["plate_height_mm"] == 3.2
     assert "target" not in view
+
+
+def test_get_runs_lists_this_tokens_runs_newest_first(tmp_path, quiz_plugin: None) -> None:
+    from agent.server.app import create_app
+    from tests.agent.server.conftest import make_settings
+
+    a, b = {"Authorization": "Bearer tok-a"}, {"Authorization": "Bearer tok-b"}
+    with TestClient(create_app(make_settings(tmp_path, api_token="tok-a,tok-b", workers=0))) as c:
+        first = c.post("/v1/runs", json={"suite": "quiz-mini", "agent": {"name": "scripted"}}, headers=a).json()["id"]
+        second = c.post("/v1/runs", json={"suite": "quiz-mini", "agent": {"name": "scripted"}}, headers=a).json()["id"]
+        c.post("/v1/runs", json={"suite": "quiz-mini", "agent": {"name": "scripted"}}, headers=b)
+        body = c.get("/v1/runs", headers=a).json()
+        assert body["count"] == 2 and [r["id"] for r in body["data"]] == [second, first]
+        run = body["data"][0]
+        assert run["status"] == "running" and run["total"] == 40 and run["counts"] == {"queued": 40}
+        assert run["links"]["self"] == f"/v1/runs/{second}" and run["summary"] is None
+        page = c.get("/v1/runs", params={"offset": 1, "limit": 1}, headers=a).json()
+        assert page["count"] == 2 and [r["id"] for r in page["data"]] == [first]
+        assert c.get("/v1/runs", headers=b).json()["count"] == 1
+        assert c.get("/v1/runs", params={"limit": 0}, headers=a).status_code == 422
