@@ -236,7 +236,7 @@ def open_interactive_assembly(job: EpisodeJob, task: TaskSpec, episode_dir: Path
     first = {
         "task": task.public_view(),
         "api": episode.api_text(),
-        "manual_images": [f"/v1/tasks/{task.id}/manual/{k}.png" for k in range(len(task.manual_steps))],
+        "manual_images": [f"/v1/tasks/{task.id}/manual/{k}.png" for k in range(1, len(task.manual_steps) + 1)],
         "observation": f"/v1/episodes/{job.episode_id}/artifacts/{episode.observation_image()}",
     }
     return _InteractiveAssembly(episode, backend), first

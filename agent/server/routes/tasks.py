@@ -14,7 +14,7 @@ from agent.server.schemas import SuitePublic, SuitesPublic, TasksPublic
 from jarvis_sim.lego import units as u
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import load_task, suite_availability, suite_task_ids, suites
-from jarvis_sim.tasks.spec import Workspace
+from jarvis_sim.tasks.spec import TaskSpec, Workspace
 
 router = APIRouter(prefix="/v1", tags=["tasks"])
 
@@ -29,7 +29,7 @@ def task_public(task_id: str) -> dict[str, Any]:
     if isinstance(task, QuestionItem):
         view["images"] = [f"{base}/images/{k}.png" for k in range(len(task.images))]
     else:
-        view["manual_images"] = [f"{base}/manual/{k}.png" for k in range(len(task.manual_steps))]
+        view["manual_images"] = manual_urls(task)
         view["observation_image"] = f"{base}/observation.png"
         view["workspace"] = _workspace_mm(task.workspace)
     return view
@@ -45,6 +45,11 @@ def _workspace_mm(ws: Workspace) -> dict[str, Any]:
     return {"lattice_origin_mm": mm(ws.lattice_origin), "staging_min_mm": mm(ws.staging_min),
             "staging_max_mm": mm(ws.staging_max), "table_min_mm": mm(ws.table_min), "table_max_mm": mm(ws.table_max),
             "stud_pitch_mm": round(u.STUD_PITCH_M * 1000.0, 3), "plate_height_mm": round(u.PLATE_HEIGHT_M * 1000.0, 3)}
+
+
+def manual_urls(task: TaskSpec) -> list[str]:
+    """The manual's page URLs, numbered from 1 as the CLI's manual_<style>_step01.png and the pages' own captions."""
+    return [f"/v1/tasks/{task.id}/manual/{k}.png" for k in range(1, len(task.manual_steps) + 1)]
 
 
 def _rendered(render: Callable[[], T], what: str) -> T:
@@ -98,16 +103,17 @@ def question_image(task_id: str, index: int, _token: TokenDep) -> FileResponse:
 
 @router.get("/tasks/{task_id:path}/manual/{step}.png", response_class=FileResponse)
 def manual_image(task_id: str, step: int, _token: TokenDep, style: str = Query("booklet", max_length=32)) -> FileResponse:
-    """One step of an assembly task's visual manual."""
+    """One step of an assembly task's visual manual; steps are numbered from 1."""
     from jarvis_sim.manuals import render_manual
 
     task = load_task(task_id)
     if isinstance(task, QuestionItem):
         raise HTTPException(404, f"task {task_id} is a question item: use /images/<k>.png")
+    n = len(task.manual_steps)
+    if not 1 <= step <= n:  # checked before rendering: a wrong number costs nothing
+        raise HTTPException(404, f"task {task_id} has {n} manual step(s), numbered 1 to {n}; step {step} does not exist")
     paths = _rendered(lambda: render_manual(task, style), f"the manual of {task_id} in style {style!r}")
-    if not 0 <= step < len(paths):
-        raise HTTPException(404, f"task {task_id} has {len(paths)} manual step(s); step {step} does not exist")
-    return FileResponse(paths[step], media_type="image/png")
+    return FileResponse(paths[step - 1], media_type="image/png")
 
 
 @router.get("/tasks/{task_id:path}/observation.png", response_class=FileResponse)

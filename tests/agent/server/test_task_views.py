@@ -28,6 +28,10 @@ def test_assembly_task_view_carries_the_workspace_calibration_in_mm(client: Test
     assert cal["staging_min_mm"] == [round(c * 1000, 3) for c in ws.staging_min]
     assert cal["stud_pitch_mm"] == 8.0 and cal["plate_height_mm"] == 3.2
     assert "target" not in view
+    n = len(view["manual_steps"])
+    assert view["manual_images"] == [f"/v1/tasks/{task_id}/manual/{k}.png" for k in range(1, n + 1)]  # from 1
+    r = client.get(f"/v1/tasks/{task_id}/manual/0.png")
+    assert r.status_code == 404 and f"numbered 1 to {n}" in r.json()["detail"]
 
 
 def test_get_runs_lists_this_tokens_runs_newest_first(tmp_path, quiz_plugin: None) -> None:
