@@ -80,8 +80,11 @@ def list_tasks(
     offset: int = Query(0, ge=0, le=10_000_000),
     limit: int = Query(50, ge=1, le=500),
 ) -> TasksPublic:
-    """A page of a suite's tasks."""
-    ids = suite_task_ids(suite)
+    """A page of a suite's tasks; a suite whose data is not installed here is a 422 saying so."""
+    try:
+        ids = suite_task_ids(suite)
+    except (OSError, ValueError) as exc:  # /v1/suites marks these unavailable with the same reason
+        raise HTTPException(422, f"suite {suite!r} is not available on this server: {exc}") from None
     return TasksPublic(data=[task_public(t) for t in ids[offset : offset + limit]], count=len(ids))
 
 
