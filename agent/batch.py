@@ -52,17 +52,24 @@ class RunProgress:
         return rate * (self.total - self.skipped - finished)
 
 
-def resolve_task_ids(config: RunConfig) -> list[str]:
-    """The run's task ids: the explicit list and the user's own tasks, else the suite's."""
+def listed_task_ids(config: RunConfig) -> list[str]:
+    """The run's task ids as listed: the explicit list and the user's own tasks, else the suite's.
+
+    A server run may list a task twice (two episodes); a CLI run directory cannot (see resolve_task_ids)."""
     if config.task_ids or config.tasks:
-        ids = [*config.task_ids, *(t.id for t in config.tasks)]
-        dup = sorted({i for i in ids if ids.count(i) > 1})
-        if dup:
-            raise ValueError(f"task ids given more than once: {dup[:5]}")
-        return ids
+        return [*config.task_ids, *(t.id for t in config.tasks)]
     if config.suite:
         return suite_task_ids(config.suite)
     raise ValueError("a run needs a suite or a list of task ids")
+
+
+def resolve_task_ids(config: RunConfig) -> list[str]:
+    """The task ids of a CLI run: each once, since its run directory keys episodes by (task, seed)."""
+    ids = listed_task_ids(config)
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise ValueError(f"task ids given more than once: {dup[:5]}")
+    return ids
 
 
 def pending_jobs(config: RunConfig, run: RunDirectory) -> tuple[list[EpisodeJob], int]:

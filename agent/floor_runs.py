@@ -19,20 +19,23 @@ from jarvis_sim.manuals.cache import cache_root
 FLOOR_AGENTS = ("null", "shuffle")
 
 
+def _task_ids(config: RunConfig) -> list[str]:
+    """Each task of the run once: floors are one episode per (task, seed), however often a run lists a task."""
+    from agent.batch import listed_task_ids
+
+    return list(dict.fromkeys(listed_task_ids(config)))
+
+
 def floor_config(config: RunConfig, agent: str) -> RunConfig:
     """The run config of one floor agent for a run: same tasks, seed, budget and backend."""
-    from agent.batch import resolve_task_ids
-
-    return RunConfig(task_ids=resolve_task_ids(config), agent=AgentConfig(name=agent, seed=config.agent.seed,
+    return RunConfig(task_ids=_task_ids(config), agent=AgentConfig(name=agent, seed=config.agent.seed,
                                                                              perception=config.agent.perception),
                      budget=config.budget, backend=config.backend)
 
 
 def floor_dir(config: RunConfig, agent: str) -> Path:
     """Where the floor run of an agent for this run's tasks lives in the cache."""
-    from agent.batch import resolve_task_ids
-
-    key = json.dumps({"tasks": resolve_task_ids(config), "seed": config.agent.seed, "backend": config.backend,
+    key = json.dumps({"tasks": _task_ids(config), "seed": config.agent.seed, "backend": config.backend,
                       "perception": config.agent.perception,
                       "budget": config.budget.model_dump(mode="json")}, sort_keys=True)
     return cache_root() / "floors" / hashlib.sha256(key.encode()).hexdigest()[:16] / agent
@@ -40,9 +43,7 @@ def floor_dir(config: RunConfig, agent: str) -> Path:
 
 def needs_floors(config: RunConfig) -> bool:
     """True for a run of LEGO assembly tasks by an agent that is not itself a floor."""
-    from agent.batch import resolve_task_ids
-
-    return config.agent.name not in FLOOR_AGENTS and any(t.startswith("lego/") for t in resolve_task_ids(config))
+    return config.agent.name not in FLOOR_AGENTS and any(t.startswith("lego/") for t in _task_ids(config))
 
 
 def run_floors(config: RunConfig, workers: int = 1) -> dict[str, Path]:
