@@ -9,13 +9,14 @@ dashboard and the report never disagree.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from evaluator.records import EpisodeRecord
-from evaluator.run_dir import RunDirError, read_run_dir
+from evaluator.run_dir import RunDirError, read_run_dir, records_path
 from evaluator.summary import RunSummary, summarise
 
 # Plots a run directory may hold (written by evaluator.report), in the order the run page shows them.
@@ -98,13 +99,41 @@ def _config_str(config: dict[str, Any], key: str) -> str | None:
     return str(value) if isinstance(value, str | int) else None
 
 
-def read_run(root: Path, listing: RunListing | None = None) -> RunView:
-    """Read one run directory into a view (lenient: a corrupt line is skipped and named in the summary)."""
+# Summaries of run directories, keyed by the records file's identity: a page view of a finished run then
+# costs its rendering only, and a running run is re-read as soon as a line is appended.
+_CACHE_SIZE = 32
+_cache: dict[Path, tuple[tuple[str, int, int], Any]] = {}
+_cache_lock = threading.Lock()
+
+
+def _read_summarised(root: Path) -> tuple[Any, RunSummary]:
+    """(RunData with the latest record per task, its summary), from the cache when episodes.jsonl is unchanged."""
     from agent.reporting import latest_per_task
 
+    path = records_path(root)
+    try:
+        st = path.stat()
+        key: tuple[str, int, int] | None = (str(path), st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None  # read_run_dir names the problem
+    with _cache_lock:
+        hit = _cache.get(root.resolve())
+    if key is not None and hit is not None and hit[0] == key:
+        return hit[1]  # type: ignore[no-any-return]
     data = read_run_dir(root, strict=False)
     data.records = latest_per_task(list(data.records))
-    summary = summarise(data)
+    value = (data, summarise(data))
+    if key is not None:
+        with _cache_lock:
+            if len(_cache) >= _CACHE_SIZE:
+                _cache.pop(next(iter(_cache)))
+            _cache[root.resolve()] = (key, value)
+    return value
+
+
+def read_run(root: Path, listing: RunListing | None = None) -> RunView:
+    """Read one run directory into a view (lenient: a corrupt line is skipped and named in the summary)."""
+    data, summary = _read_summarised(root)
     if listing is None:
         listing = RunListing(key=root.name, labels=summary.labels, progress=progress_of(summary, data.config),
                              suite=_config_str(data.config, "suite"), backend=_config_str(data.config, "backend"))

@@ -128,3 +128,16 @@ def test_oracle_episode_page_images_load(oracle_run: Path) -> None:
     assert images and all(c.get(src).content[:4] == b"\x89PNG" for src in images)
     assert "episodes/lego_v7-00009-stairs_000/" in images[0]  # the folder is named by the task
     assert 'id="bricks"' in page and "place_at" in page
+
+
+def test_a_line_appended_to_a_running_run_shows_on_the_next_page_view(crafted_run: Path) -> None:
+    from evaluator.records import EpisodeRecord
+
+    c = TestClient(create_view_app([crafted_run]))
+    assert "lego/test/late" not in c.get("/runs/crafted").text
+    late = EpisodeRecord(episode_id="ep-late", task_id="lego/test/late", family="lego", status="failed",
+                         error="worker died")
+    with (crafted_run / "episodes.jsonl").open("a") as fh:
+        fh.write(late.model_dump_json() + "\n")
+    page = c.get("/runs/crafted").text
+    assert "lego/test/late" in page and "10 of 10 finished" in page and "worker died" in page
