@@ -131,14 +131,16 @@ def plot_score_distribution(summary: RunSummary, path: Path) -> Path | None:
     fig, ax = plt.subplots(figsize=(5.5, 3.5), dpi=120)
     for k, name in enumerate(names):
         values = by_diff[name]
-        # Spread the dots sideways by rank so equal scores stay visible as a column, not one dot.
-        xs = [k + 0.25 * ((j % 9) - 4) / 4 for j in range(len(values))]
+        # Spread the dots sideways, left of the mean's marker, so equal scores stay visible as a row, not one dot.
+        n = len(values)
+        xs = [k - 0.3 + (0.2 * j / (n - 1) if n > 1 else 0.1) for j in range(n)]
         ax.scatter(xs, values, s=14, alpha=0.6, color="#4C72B0")
         ci = summary.by_difficulty.get(name)
         if ci is not None and ci.soft_score is not None:
             m = ci.soft_score
             ax.errorbar([k], [m.mean], yerr=[[m.mean - m.lo], [m.hi - m.mean]], fmt="D", color="#C44E52", capsize=5)
     ax.set_xticks(range(len(names)), [f"{n.capitalize()}\n(n={len(by_diff[n])})" for n in names])
+    ax.set_xlim(-0.6, len(names) - 0.4)
     ax.set_ylim(-3, 103)
     ax.set_ylabel("soft score")
     ax.set_title(f"{summary.run}: episode scores (mean, 95% CI)")

@@ -96,6 +96,23 @@ def episode_page(key: str, episode_id: str, source: SourceDep, who: ViewerDep) -
     return _page("episode.html", run=view, e=episode_page_data(record, view.root))
 
 
+@router.get("/compare", response_class=HTMLResponse)
+def compare_page(request: Request, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+    """Runs side by side (?run=A&run=B...): headline numbers, then each task's soft score in every run."""
+    from evaluator.report import compare
+
+    keys = request.query_params.getlist("run")
+    if len(keys) < 2:
+        raise HTTPException(422, "compare takes two or more runs: /compare?run=A&run=B")
+    views = [_open(source, k, who) for k in keys]
+    table = compare([v.summary for v in views])
+    by_task: dict[str, list[list[Any]]] = {}  # task -> per run, its episodes (several seeds: several)
+    for k, v in enumerate(views):
+        for row in v.summary.episodes:
+            by_task.setdefault(row.task_id, [[] for _ in views])[k].append(row)
+    return _page("compare.html", keys=keys, comparison=table, by_task=by_task)
+
+
 @router.get("/runs/{key}/files/{path:path}")
 def run_file(key: str, path: str, source: SourceDep, who: ViewerDep) -> FileResponse:
     """A file inside the run directory (plots, episode images); nothing outside it."""

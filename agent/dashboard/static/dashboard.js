@@ -12,6 +12,7 @@ function cellValue(row, index, numeric) {
 function makeSortable(table) {
   const headers = table.tHead.rows[0].cells;
   Array.from(headers).forEach((th, index) => {
+    if (th.dataset.type === "none") return; // a column of controls, nothing to sort by
     th.addEventListener("click", () => {
       const numeric = th.dataset.type === "num";
       const ascending = !th.classList.contains("sorted-asc");

@@ -120,6 +120,14 @@ def test_open_a_run_sort_filter_and_step_through_an_episode(dashboard_url: str, 
     assert browser.find_element(By.CSS_SELECTOR, "section.round.current").get_attribute("data-round") == "1"
     browser.save_screenshot(str(shots / "episode_failed.png"))
 
+    browser.get(dashboard_url + "/")
+    for box in browser.find_elements(By.CSS_SELECTOR, "input[name=run]"):
+        box.click()
+    browser.find_element(By.ID, "compare").click()
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Runs side by side"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#per-task tbody tr")) == 4  # three crafted tasks + the oracle's
+    browser.save_screenshot(str(shots / "compare.png"))
+
     browser.get(f"{dashboard_url}/runs/{oracle_run.name}")
     assert browser.find_elements(By.CSS_SELECTOR, ".plots img")
     assert _images_loaded(browser) == []

@@ -141,3 +141,22 @@ def test_a_line_appended_to_a_running_run_shows_on_the_next_page_view(crafted_ru
         fh.write(late.model_dump_json() + "\n")
     page = c.get("/runs/crafted").text
     assert "lego/test/late" in page and "10 of 10 finished" in page and "worker died" in page
+
+
+def test_compare_two_runs_task_by_task(crafted_run: Path, tmp_path: Path) -> None:
+    from tests.evaluator.builders import perfect_state
+    from tests.evaluator.runs import lego_record, write_run
+
+    other = write_run(tmp_path / "other", [lego_record(TASKS["easy"], perfect_state(TASKS["easy"]), 0)],
+                      config={"model": "other-model", "tool_library": "generic"})
+    c = TestClient(create_view_app([crafted_run, other]))
+    assert 'name="run" value="other"' in c.get("/").text
+    page = c.get("/compare", params=[("run", "crafted"), ("run", "other")])
+    assert page.status_code == 200
+    assert "other-model" in page.text and "fake-model" in page.text
+    per_task = page.text.split('id="per-task"')[1]
+    easy_row = next(line for line in per_task.splitlines() if line.startswith("<tr><td>lego/test/easy</td>"))
+    assert easy_row.count('<a href="/runs/other/') == 1 and easy_row.count('<a href="/runs/crafted/') == 3
+    hard_row = next(line for line in per_task.splitlines() if line.startswith("<tr><td>lego/test/hard</td>"))
+    assert hard_row.endswith('<td data-value=""></td></tr>')  # not in the other run: blank, never a zero
+    assert c.get("/compare", params={"run": "crafted"}).status_code == 422
