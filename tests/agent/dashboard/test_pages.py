@@ -96,7 +96,10 @@ def test_server_dashboard_shows_a_token_only_its_runs_and_progress_advances(
                       headers={"Authorization": f"Bearer {tok_a}"})
         assert made.status_code == 202, made.text
         run_id = made.json()["id"]
-        assert run_id in c.get("/", headers={"Authorization": f"Bearer {tok_a}"}).text
+        listing = c.get("/", headers={"Authorization": f"Bearer {tok_a}"}).text
+        assert run_id in listing
+        if f"/runs/{run_id}" in listing and "3/3" not in listing:  # still running: the page refreshes itself
+            assert '<meta http-equiv="refresh"' in listing
         assert run_id not in c.get("/", headers={"Authorization": f"Bearer {tok_b}"}).text
         assert _run_page(c, run_id, tok_b) == 404
         anonymous = c.get("/", follow_redirects=False)
