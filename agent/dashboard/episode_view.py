@@ -8,6 +8,7 @@ Images that are not on disk are listed by name, never linked.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ class RoundView:
     prompt_images: list[str] = field(default_factory=list)
     observation_images: list[str] = field(default_factory=list)
     missing_images: list[str] = field(default_factory=list)
+    before_images: list[str] = field(default_factory=list)  # the view the round started from (previous round's)
 
 
 @dataclass
@@ -89,4 +91,6 @@ def episode_page_data(record: EpisodeRecord, run_root: Path) -> EpisodePage:
             prompt_images=_images(rnd.prompt_images, base, run_root, missing),
             observation_images=_images(rnd.observation_images, base, run_root, missing), missing_images=missing,
         ))
+    for prev, cur in pairwise(rounds):
+        cur.before_images = prev.observation_images
     return EpisodePage(record=record, row=episode_row(record), rounds=rounds, brick_scores=_brick_scores(record))

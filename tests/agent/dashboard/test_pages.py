@@ -163,3 +163,26 @@ def test_compare_two_runs_task_by_task(crafted_run: Path, tmp_path: Path) -> Non
     hard_row = next(line for line in per_task.splitlines() if line.startswith("<tr><td>lego/test/hard</td>"))
     assert hard_row.endswith('<td data-value=""></td></tr>')  # not in the other run: blank, never a zero
     assert c.get("/compare", params={"run": "crafted"}).status_code == 422
+
+
+def test_each_round_shows_the_view_it_started_from_and_the_one_after(crafted_run: Path) -> None:
+    from PIL import Image
+
+    folder = crafted_run / "episodes" / "lego_test_hard"
+    folder.mkdir(parents=True)
+    Image.new("RGB", (8, 8), "white").save(folder / "obs_000_rgb.png")
+    Image.new("RGB", (8, 8), "grey").save(folder / "obs_001_rgb.png")
+    lines = (crafted_run / "episodes.jsonl").read_text().splitlines()
+    from evaluator.records import EpisodeRecord
+
+    rec = EpisodeRecord.model_validate_json(lines[-1])
+    rec.artifacts_dir = "episodes/lego_test_hard"
+    rec.rounds[1].observation_images = ["obs_001_rgb.png"]
+    (crafted_run / "episodes.jsonl").write_text("\n".join([*lines[:-1], rec.model_dump_json()]) + "\n")
+    c = TestClient(create_view_app([crafted_run]))
+    html = c.get("/runs/crafted/episodes/ep-failing").text
+    round1 = html.split('id="round-1"')[1]
+    assert "before round 1: obs_000_rgb.png" in round1 and "after round 1: obs_001_rgb.png" in round1
+    assert "Not on disk" not in html
+    src = "/runs/crafted/files/episodes/lego_test_hard/obs_001_rgb.png"
+    assert src in round1 and c.get(src).content[:4] == b"\x89PNG"
