@@ -38,8 +38,11 @@ class RequestGate:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         path = scope.get("path", "")
         if path not in PUBLIC_PATHS and not dashboard.is_public(path):
-            # A browser on the dashboard presents its token in the sign-in cookie instead of a header.
-            authorization = headers.get("authorization") or dashboard.cookie_authorization(headers.get("cookie", ""))
+            # A browser on the dashboard presents its token in the sign-in cookie instead of a header; the
+            # REST API never takes the cookie (a cross-site form must not be able to act as the user).
+            authorization = headers.get("authorization", "")
+            if not authorization and dashboard.is_page(path):
+                authorization = dashboard.cookie_authorization(headers.get("cookie", ""))
             try:
                 scope.setdefault("state", {})["token_id"] = identify(self.settings, authorization)
             except Unauthorized as exc:

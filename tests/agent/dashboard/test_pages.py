@@ -104,7 +104,8 @@ def test_server_dashboard_shows_a_token_only_its_runs_and_progress_advances(
         assert _run_page(c, run_id, tok_b) == 404
         anonymous = c.get("/", follow_redirects=False)
         assert anonymous.status_code == 303 and anonymous.headers["location"] == "/login"
-        c.post("/login", data={"token": tok_a}, follow_redirects=False)  # the cookie now signs pages in
+        assert c.post("/login", data={"token": tok_a}, follow_redirects=False).status_code == 303
+        assert c.get(f"/v1/runs/{run_id}").status_code == 401  # the cookie signs in pages, never the REST API
         seen = []
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
