@@ -64,6 +64,7 @@ def browser() -> Iterator[Any]:
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(30)
+    driver.implicitly_wait(5)  # a page opened by a click may still be loading when the next lookup runs
     try:
         yield driver
     finally:
@@ -76,11 +77,23 @@ def _shots(tmp_path: Path) -> Path:
     return out
 
 
-def _images_loaded(driver: Any) -> list[str]:
-    """Sources of the page's images that did not load (an empty list: all did)."""
-    broken: list[str] = driver.execute_script(
-        "return Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src);")
-    return broken
+def _images_loaded(driver: Any, within_s: float = 10.0) -> list[str]:
+    """Sources of the page's images that did not load within the time given (an empty list: all did)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        broken: list[str] = driver.execute_script(
+            "return Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src);")
+        if not broken or time.monotonic() > deadline:
+            return broken
+        time.sleep(0.1)
+
+
+def _wait_title(driver: Any, starts: str, within_s: float = 10.0) -> None:
+    """Wait for the page a click opened (its <title> starts with `starts`)."""
+    deadline = time.monotonic() + within_s
+    while not driver.title.startswith(starts) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert driver.title.startswith(starts), f"page {driver.title!r} is not {starts!r}"
 
 
 def _column(driver: Any, table_id: str, index: int) -> list[str]:
@@ -100,6 +113,7 @@ def test_open_a_run_sort_filter_and_step_through_an_episode(dashboard_url: str, 
     browser.save_screenshot(str(shots / "runs.png"))
 
     browser.find_element(By.LINK_TEXT, "crafted").click()
+    _wait_title(browser, "crafted")
     assert browser.find_element(By.TAG_NAME, "h1").text == "Run crafted"
     soft = browser.find_element(By.XPATH, "//table[@id='episodes']//th[text()='Soft score']")
     soft.click()
@@ -112,6 +126,7 @@ def test_open_a_run_sort_filter_and_step_through_an_episode(dashboard_url: str, 
     browser.save_screenshot(str(shots / "run_crafted_sorted_filtered.png"))
 
     browser.find_element(By.XPATH, "//table[@id='episodes']//tbody//tr[not(@hidden)]//a").click()
+    _wait_title(browser, "lego/test/hard")
     assert browser.find_element(By.CSS_SELECTOR, ".code .line.failed").text.endswith("pick('p9')")
     label = browser.find_element(By.ID, "round-label")
     assert label.text == "round 1 of 2"
@@ -124,6 +139,7 @@ def test_open_a_run_sort_filter_and_step_through_an_episode(dashboard_url: str, 
     for box in browser.find_elements(By.CSS_SELECTOR, "input[name=run]"):
         box.click()
     browser.find_element(By.ID, "compare").click()
+    _wait_title(browser, "Compare")
     assert browser.find_element(By.TAG_NAME, "h1").text == "Runs side by side"
     assert len(browser.find_elements(By.CSS_SELECTOR, "#per-task tbody tr")) == 4  # three crafted tasks + the oracle's
     browser.save_screenshot(str(shots / "compare.png"))
@@ -133,6 +149,7 @@ def test_open_a_run_sort_filter_and_step_through_an_episode(dashboard_url: str, 
     assert _images_loaded(browser) == []
     browser.save_screenshot(str(shots / "run_oracle.png"))
     browser.find_element(By.XPATH, "//table[@id='episodes']//tbody//a").click()
+    _wait_title(browser, "lego/v7-00009-stairs/000")
     assert browser.find_elements(By.CSS_SELECTOR, ".images.views img")
     assert _images_loaded(browser) == []
     assert browser.find_element(By.ID, "bricks").is_displayed()
