@@ -215,10 +215,9 @@ class QueueSource:
 
         from agent.server.db import RunRow
 
+        # GET /v1/runs's rule: a token's own runs (an open server's runs are all 'anonymous'), newest first.
         with self.queue.session() as s:
-            stmt = select(RunRow).order_by(RunRow.created_at.desc()).limit(500)
-            if viewer != "anonymous":
-                stmt = stmt.where(RunRow.token_id == viewer)
+            stmt = select(RunRow).where(RunRow.token_id == viewer).order_by(RunRow.created_at.desc()).limit(500)
             rows = list(s.scalars(stmt))
         return [self._listing(r) for r in rows]
 
