@@ -105,7 +105,7 @@ def _local_results(
         runtime = WorkerRuntime(backend)
         try:
             for job in jobs:
-                yield runtime.run(job, root)
+                yield runtime.run(job, root, "task")
         finally:
             runtime.close()
         return

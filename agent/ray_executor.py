@@ -35,7 +35,7 @@ class _SimulatorActor:
         self.runtime = WorkerRuntime(backend)
 
     def run(self, job_obj: dict[str, Any], run_root: str) -> str:
-        return self.runtime.run(EpisodeJob.from_json_obj(job_obj), Path(run_root)).model_dump_json()
+        return self.runtime.run(EpisodeJob.from_json_obj(job_obj), Path(run_root), "task").model_dump_json()
 
 
 def ray_results(

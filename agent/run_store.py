@@ -11,6 +11,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -89,8 +90,12 @@ class RunDirectory:
         return run
 
     def episode_dir(self, episode_id: str) -> Path:
-        """Where one episode's artifacts go."""
+        """Where one episode's artifacts went in run directories older than task-named folders."""
         return self.root / "episodes" / episode_id
+
+    def claim_episode_dir(self, task_id: str) -> Path:
+        """A fresh artifacts folder named by the task id (suffix -2, -3 ... when the task is run again)."""
+        return claim_episode_dir(self.root, task_id)
 
     def records(self) -> list[EpisodeRecord]:
         """Every readable record; corrupt lines (bad JSON, bad bytes, a torn write) are logged and skipped."""
@@ -128,6 +133,28 @@ class RunDirectory:
     def write_json(self, name: str, obj: Any) -> None:
         """Write a JSON file in the run directory atomically."""
         _atomic_write(self.root / name, json.dumps(obj, indent=2, sort_keys=True))
+
+
+def episode_folder_name(task_id: str) -> str:
+    """A task id as one folder name: path separators and odd characters become '_'."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", task_id).strip("._") or "episode"
+    return name[:150]
+
+
+def claim_episode_dir(run_root: Path, task_id: str) -> Path:
+    """Create and return run_root/episodes/<task id>[-k]; mkdir without exist_ok claims it atomically,
+    so two workers running the same task never share a folder."""
+    parent = run_root / "episodes"
+    parent.mkdir(parents=True, exist_ok=True)
+    base = episode_folder_name(task_id)
+    for k in range(1, 10_000):
+        path = parent / (base if k == 1 else f"{base}-{k}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+    raise RunDirError(f"{parent}: over 10000 folders for task {task_id!r}")
 
 
 def _atomic_write(path: Path, text: str) -> None:

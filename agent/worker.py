@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agent.episode import EpisodeJob, run_episode
+from agent.run_store import claim_episode_dir
 from evaluator.records import EpisodeRecord
 from jarvis_sim.backends.base import Backend, make_backend
 
 log = logging.getLogger(__name__)
+
+# How an episode's artifacts folder is named: by the episode id, or by the task id (+ -k when repeated).
+FolderNaming = Literal["episode", "task"]
 
 
 class WorkerRuntime:
@@ -31,11 +35,15 @@ class WorkerRuntime:
             self._backend = make_backend(self.backend_name)
         return self._backend
 
-    def run(self, job: EpisodeJob, run_root: Path) -> EpisodeRecord:
-        """Run one episode with artifacts under run_root/episodes/<id>."""
-        episode_dir = run_root / "episodes" / job.episode_id
+    def run(self, job: EpisodeJob, run_root: Path, folder: FolderNaming = "episode") -> EpisodeRecord:
+        """Run one episode with artifacts under run_root/episodes/<episode id> or <task id>[-k].
+
+        Batch runs name folders by task (a person browses them); the server keeps episode ids, the
+        name its REST API serves artifacts under.
+        """
+        episode_dir = claim_episode_dir(run_root, job.task_id) if folder == "task" else run_root / "episodes" / job.episode_id
         record = run_episode(job, episode_dir, runtime=self)
-        record.artifacts_dir = str(Path("episodes") / job.episode_id)
+        record.artifacts_dir = str(Path("episodes") / episode_dir.name)
         self.episodes_run += 1
         return record
 
@@ -63,4 +71,4 @@ def run_in_process(job_obj: dict[str, Any], run_root: str) -> str:
     if _PROCESS_RUNTIME is None:
         init_process("mujoco")
     assert _PROCESS_RUNTIME is not None
-    return _PROCESS_RUNTIME.run(EpisodeJob.from_json_obj(job_obj), Path(run_root)).model_dump_json()
+    return _PROCESS_RUNTIME.run(EpisodeJob.from_json_obj(job_obj), Path(run_root), "task").model_dump_json()

@@ -35,7 +35,7 @@ def _err(cis: list[MeanCI | None]) -> tuple[list[float], list[list[float]]]:
 
 def plot_difficulty(summary: RunSummary, path: Path) -> Path | None:
     """Bars of the mean soft score per difficulty with 95% CI whiskers; None when there is nothing."""
-    names = list(summary.by_difficulty)
+    names = [n for n, d in summary.by_difficulty.items() if d.soft_score is not None]
     if not names:
         return None
     plt = _pyplot()
@@ -101,12 +101,47 @@ def plot_comparison(summaries: list[RunSummary], labels: list[str], path: Path) 
     width = 0.8 / len(summaries)
     fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(diffs) * len(summaries) ** 0.5 + 3), 3.8), dpi=120)
     for k, (s, label) in enumerate(zip(summaries, labels, strict=True)):
-        means, err = _err([s.by_difficulty[d].soft_score if d in s.by_difficulty else None for d in diffs])
-        xs = [i + (k - (len(summaries) - 1) / 2) * width for i in range(len(diffs))]
+        # A stratum a run has no episodes in is absent from the plot, never a zero-height bar.
+        present = [(i, c) for i, d in enumerate(diffs) if d in s.by_difficulty and (c := s.by_difficulty[d].soft_score)]
+        if not present:
+            ax.bar([], [], width=width, label=f"{label} (no assembly scores)")
+            continue
+        means, err = _err([c for _, c in present])
+        xs = [i + (k - (len(summaries) - 1) / 2) * width for i, _ in present]
         ax.bar(xs, means, width=width, yerr=err, capsize=3, label=label)
     ax.set_xticks(range(len(diffs)), [d.capitalize() for d in diffs])
     ax.set_ylim(0, 100)
     ax.set_ylabel("soft score")
     ax.legend(fontsize=7)
     ax.set_title("soft score by difficulty (95% CI)")
+    return _save(plt, fig, path)
+
+
+def plot_score_distribution(summary: RunSummary, path: Path) -> Path | None:
+    """Each assembly episode's soft score as a dot per difficulty, with the mean and its 95% CI; None without any."""
+    by_diff: dict[str, list[float]] = {}
+    for row in summary.episodes:
+        if row.family == "lego" and row.soft_score is not None:
+            by_diff.setdefault(row.difficulty or "unknown", []).append(row.soft_score)
+    names = [n for n in summary.by_difficulty if n in by_diff]  # the summary's order: easy, medium, hard, others
+    names += sorted(set(by_diff) - set(names))
+    if not names:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 3.5), dpi=120)
+    for k, name in enumerate(names):
+        values = by_diff[name]
+        # Spread the dots sideways, left of the mean's marker, so equal scores stay visible as a row, not one dot.
+        n = len(values)
+        xs = [k - 0.3 + (0.2 * j / (n - 1) if n > 1 else 0.1) for j in range(n)]
+        ax.scatter(xs, values, s=14, alpha=0.6, color="#4C72B0")
+        ci = summary.by_difficulty.get(name)
+        if ci is not None and ci.soft_score is not None:
+            m = ci.soft_score
+            ax.errorbar([k], [m.mean], yerr=[[m.mean - m.lo], [m.hi - m.mean]], fmt="D", color="#C44E52", capsize=5)
+    ax.set_xticks(range(len(names)), [f"{n.capitalize()}\n(n={len(by_diff[n])})" for n in names])
+    ax.set_xlim(-0.6, len(names) - 0.4)
+    ax.set_ylim(-3, 103)
+    ax.set_ylabel("soft score")
+    ax.set_title(f"{summary.run}: episode scores (mean, 95% CI)")
     return _save(plt, fig, path)

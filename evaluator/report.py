@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator import plots
+from evaluator.episode_table import render_episode_table, render_failures
 from evaluator.family_reports import append_family_sections
 from evaluator.run_dir import RecordsChoice, RunData, read_run_dir
 from evaluator.stats import MeanCI
@@ -39,6 +40,12 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
+def _outcomes(s: RunSummary) -> str:
+    """How the episodes ended, saying how each kind counts (failed ones score 0, cancelled ones are left out)."""
+    done = s.n_episodes - s.n_failed - s.n_cancelled
+    return f"{done} finished, {s.n_failed} failed and counted as 0, {s.n_cancelled} cancelled and left out"
+
+
 def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
     """The markdown report of one run."""
     s = summary
@@ -47,7 +54,7 @@ def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
         lines.append(", ".join(f"{k}: **{v}**" for k, v in s.labels.items()))
         lines.append("")
     lines.append(
-        f"{s.n_episodes} episodes ({s.n_failed} failed, {s.n_cancelled} cancelled, left out) from "
+        f"{s.n_episodes} episodes ({_outcomes(s)}) from "
         f"`{s.records_file}`; families: {', '.join(s.families) or '–'}; scoring config version "
         f"{s.scoring_config_version if s.scoring_config_version is not None else 'mixed or none'}."
     )
@@ -102,6 +109,7 @@ def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
         else:
             header, rows = ["Score", "All"], [[k, _ci(g.scores.get(k))] for k in keys]
         lines += [*_table(header, rows), ""]
+    lines += [*render_failures(s.episodes), *render_episode_table(s.episodes)]
     if s.skipped_lines:
         lines += ["## Skipped lines", "", *[f"- {p}" for p in s.skipped_lines], ""]
     if plot_files:
@@ -238,7 +246,8 @@ def write_summary_outputs(summary: RunSummary, out_dir: Path, with_plots: bool =
     made: list[Path] = []
     if with_plots:
         for fn, name in ((plots.plot_difficulty, "difficulty.png"), (plots.plot_heatmap, "horizon_complexity.png"),
-                         (plots.plot_rounds, "reflection_rounds.png")):
+                         (plots.plot_rounds, "reflection_rounds.png"),
+                         (plots.plot_score_distribution, "score_distribution.png")):
             p = fn(summary, out_dir / name)
             if p is not None:
                 made.append(p)

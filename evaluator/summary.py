@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evaluator.episode_table import EpisodeRow, episode_rows
 from evaluator.records import EpisodeRecord
 from evaluator.run_dir import RunData
 from evaluator.stats import MeanCI, mean_ci
@@ -131,6 +132,7 @@ class RunSummary(_Model):
         default_factory=dict, description="Reference agents (null, shuffle) on the same tasks and seed, by agent name."
     )
     floors_note: str = Field("", description="Why floors are missing, and how to get them.")
+    episodes: list[EpisodeRow] = Field(default_factory=list, description="One row per episode, in record order.")
 
     def environment_differences(self) -> dict[str, list[str]]:
         """Provenance keys whose value differs between this run's own episodes."""
@@ -317,6 +319,7 @@ def summarise(run: RunData) -> RunSummary:
         "skipped_lines": [str(p) for p in run.problems],
         "environments": _environments(records),
         "n_unrecorded_environment": sum(r.provenance is None for r in records),
+        "episodes": episode_rows(records),
     }
     assembly = [(r, s) for r, s in scored if r.family == ASSEMBLY_FAMILY]
     if assembly:

@@ -49,6 +49,7 @@ COMMAND_MODULES = (
     "agent.cli.run",
     "agent.cli.sandbox",
     "agent.cli.serve",
+    "agent.cli.view",
     "agent.cli.answers",
     "agent.cli.origami",
     "agent.cli.vsp",

@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import OperationalError
 
+from agent.dashboard.routes import router as dashboard_router
 from agent.llm.errors import ModelStringError
 from agent.server.db import make_engine, migrate
 from agent.server.gate import RequestGate
@@ -120,6 +121,7 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
     for module in (health, tasks, episodes, runs, user_tasks):
         app.include_router(module.router)
     app.add_middleware(RequestGate, settings=settings)  # type: ignore[arg-type]
+    app.include_router(dashboard_router)  # the HTML dashboard at /, over the same queue and run directories
     return app
 
 

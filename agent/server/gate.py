@@ -12,6 +12,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from agent.dashboard import session as dashboard
 from agent.server.auth import Unauthorized, identify
 from agent.server.settings import ServerSettings
 
@@ -35,10 +36,19 @@ class RequestGate:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        if scope.get("path") not in PUBLIC_PATHS:
+        path = scope.get("path", "")
+        if path not in PUBLIC_PATHS and not dashboard.is_public(path):
+            # A browser on the dashboard presents its token in the sign-in cookie instead of a header; the
+            # REST API never takes the cookie (a cross-site form must not be able to act as the user).
+            authorization = headers.get("authorization", "")
+            if not authorization and dashboard.is_page(path):
+                authorization = dashboard.cookie_authorization(headers.get("cookie", ""))
             try:
-                scope.setdefault("state", {})["token_id"] = identify(self.settings, headers.get("authorization", ""))
+                scope.setdefault("state", {})["token_id"] = identify(self.settings, authorization)
             except Unauthorized as exc:
+                if dashboard.is_page(path) and scope.get("method") == "GET":
+                    await _answer(send, 303, "sign in", {"location": dashboard.LOGIN_PATH})
+                    return
                 await _answer(send, 401, str(exc), {"www-authenticate": "Bearer"})
                 return
         limit = self.settings.max_body_bytes

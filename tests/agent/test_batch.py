@@ -192,3 +192,14 @@ def test_config_json_records_provenance_and_old_configs_still_resume(tmp_path: P
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "config.json").write_text(json.dumps({**old, "schema_version": 1}))
     RunDirectory.open(tmp_path / "old", cfg)
+
+
+def test_episode_folders_are_named_by_task_with_a_suffix_when_repeated(tmp_path: Path) -> None:
+    from agent.run_store import claim_episode_dir
+
+    first = claim_episode_dir(tmp_path, "planning/rgb/lego/mini/0")
+    again = claim_episode_dir(tmp_path, "planning/rgb/lego/mini/0")
+    third = claim_episode_dir(tmp_path, "planning/rgb/lego/mini/0")
+    assert [p.name for p in (first, again, third)] == [
+        "planning_rgb_lego_mini_0", "planning_rgb_lego_mini_0-2", "planning_rgb_lego_mini_0-3"]
+    assert all(p.parent == tmp_path / "episodes" and p.is_dir() for p in (first, again, third))

@@ -1,0 +1,31 @@
+"""`jarvis view RUN_DIR...`: browse run directories in the dashboard, without a server or database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add `view`."""
+
+    @app.command("view")
+    def view_cmd(
+        run_dirs: list[Path] = typer.Argument(..., help="Run directories (each with config.json and episodes.jsonl)."),
+        host: str = typer.Option("127.0.0.1", help="Bind address (loopback: the pages show everything in the runs)."),
+        port: int = typer.Option(8010, help="Port."),
+    ) -> None:
+        """Serve the dashboard of these run directories at http://HOST:PORT/."""
+        import uvicorn
+
+        from agent.dashboard.app import create_view_app
+        from evaluator.run_dir import RunDirError
+
+        try:
+            app = create_view_app(run_dirs)
+        except RunDirError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        typer.echo(f"dashboard: http://{host}:{port}/")
+        uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,238 @@
+"""What the dashboard shows, read from where the REST API reads it: run directories and the episode queue.
+
+A `RunSource` lists runs and opens them. `DirectorySource` serves run directories on disk (`jarvis view`,
+no database); `QueueSource` serves the server's runs, with progress from the same queue queries as
+GET /v1/runs/{id} and only the caller's own runs (the API's rule). Both read records with
+evaluator.run_dir and summarise them with evaluator.summary, the code report.md is written by, so the
+dashboard and the report never disagree.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from evaluator.records import EpisodeRecord
+from evaluator.run_dir import RunDirError, read_run_dir, records_path
+from evaluator.summary import RunSummary, summarise
+
+# Plots a run directory may hold (written by evaluator.report), in the order the run page shows them.
+PLOT_FILES = ("difficulty.png", "score_distribution.png", "horizon_complexity.png", "reflection_rounds.png",
+              "comparison.png")
+
+
+@dataclass
+class Progress:
+    """How far a run is: episodes per outcome, and when it is expected to finish."""
+
+    total: int
+    done: int = 0
+    failed: int = 0
+    cancelled: int = 0
+    running: int = 0
+    queued: int = 0
+    eta_s: float | None = None
+
+    @property
+    def finished(self) -> int:
+        """Episodes that will not run again."""
+        return self.done + self.failed + self.cancelled
+
+    @property
+    def percent(self) -> float:
+        """Share of episodes finished, 0-100."""
+        return 100.0 * self.finished / self.total if self.total else 100.0
+
+
+@dataclass
+class RunListing:
+    """One line of the runs list."""
+
+    key: str
+    labels: dict[str, str]
+    progress: Progress
+    created_at: float | None = None
+    suite: str | None = None
+    backend: str | None = None
+    mean: Any = None  # MeanCI of the soft score so far, or None
+
+
+@dataclass
+class RunView:
+    """One run, read: its listing, its summary and its records (latest attempt per task)."""
+
+    listing: RunListing
+    summary: RunSummary
+    records: list[EpisodeRecord]
+    root: Path
+    plots: list[str] = field(default_factory=list)
+
+    def record(self, episode_id: str) -> EpisodeRecord:
+        """The record of one episode; KeyError names it when the run has none."""
+        for r in self.records:
+            if r.episode_id == episode_id:
+                return r
+        raise KeyError(f"run {self.listing.key} has no episode {episode_id!r}")
+
+
+class RunSource(Protocol):
+    """Where the dashboard's runs come from."""
+
+    def list_runs(self, viewer: str) -> list[RunListing]:
+        """Runs the viewer may see, newest first."""
+        ...
+
+    def open_run(self, key: str, viewer: str) -> RunView:
+        """One run the viewer may see; KeyError when it does not exist or is not theirs."""
+        ...
+
+    def run_root(self, key: str, viewer: str) -> Path:
+        """The run's directory (for its files); KeyError as open_run."""
+        ...
+
+
+def _config_str(config: dict[str, Any], key: str) -> str | None:
+    value = config.get(key)
+    return str(value) if isinstance(value, str | int) else None
+
+
+# Summaries of run directories, keyed by the records file's identity: a page view of a finished run then
+# costs its rendering only, and a running run is re-read as soon as a line is appended.
+_CACHE_SIZE = 32
+_cache: dict[Path, tuple[tuple[str, int, int], Any]] = {}
+_cache_lock = threading.Lock()
+
+
+def _read_summarised(root: Path) -> tuple[Any, RunSummary]:
+    """(RunData with the latest record per task, its summary), from the cache when episodes.jsonl is unchanged."""
+    from agent.reporting import latest_per_task
+
+    path = records_path(root)
+    try:
+        st = path.stat()
+        key: tuple[str, int, int] | None = (str(path), st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None  # read_run_dir names the problem
+    with _cache_lock:
+        hit = _cache.get(root.resolve())
+    if key is not None and hit is not None and hit[0] == key:
+        return hit[1]  # type: ignore[no-any-return]
+    data = read_run_dir(root, strict=False)
+    data.records = latest_per_task(list(data.records))
+    value = (data, summarise(data))
+    if key is not None:
+        with _cache_lock:
+            if len(_cache) >= _CACHE_SIZE:
+                _cache.pop(next(iter(_cache)))
+            _cache[root.resolve()] = (key, value)
+    return value
+
+
+def read_run(root: Path, listing: RunListing | None = None) -> RunView:
+    """Read one run directory into a view (lenient: a corrupt line is skipped and named in the summary)."""
+    data, summary = _read_summarised(root)
+    if listing is None:
+        listing = RunListing(key=root.name, labels=summary.labels, progress=progress_of(summary, data.config),
+                             suite=_config_str(data.config, "suite"), backend=_config_str(data.config, "backend"))
+    listing.mean = summary.soft_score
+    listing.labels = listing.labels or summary.labels
+    plots = [p for p in PLOT_FILES if (root / p).is_file()]
+    return RunView(listing=listing, summary=summary, records=data.records, root=root, plots=plots)
+
+
+def progress_of(summary: RunSummary, config: dict[str, Any]) -> Progress:
+    """Progress of a run on disk: its task list against the records it holds."""
+    tasks = config.get("task_ids")
+    total = max(len(tasks) if isinstance(tasks, list) else 0, summary.n_episodes)
+    return Progress(total=total, done=summary.n_episodes - summary.n_failed - summary.n_cancelled,
+                    failed=summary.n_failed, cancelled=summary.n_cancelled)
+
+
+class DirectorySource:
+    """Run directories on disk, named by the folder (a repeated name gets a -k suffix); everyone sees all."""
+
+    def __init__(self, run_dirs: list[Path]):
+        self.roots: dict[str, Path] = {}
+        for d in run_dirs:
+            d = Path(d)
+            if not (d / "config.json").is_file():
+                raise RunDirError(f"{d}: not a run directory (no config.json)")
+            key, k = d.name, 2
+            while key in self.roots:
+                key, k = f"{d.name}-{k}", k + 1
+            self.roots[key] = d
+
+    def list_runs(self, viewer: str) -> list[RunListing]:
+        """Every run given on the command line, in that order."""
+        return [read_run(root).listing for root in self.roots.values()]
+
+    def open_run(self, key: str, viewer: str) -> RunView:
+        """One run directory."""
+        return read_run(self.run_root(key, viewer))
+
+    def run_root(self, key: str, viewer: str) -> Path:
+        """The directory given for this key."""
+        if key not in self.roots:
+            raise KeyError(f"no run {key!r}")
+        return self.roots[key]
+
+
+class QueueSource:
+    """The server's runs: rows of the episode queue, directories under the data dir; a token sees its own."""
+
+    def __init__(self, queue: Any, data_dir: Path):
+        self.queue, self.data_dir = queue, data_dir
+
+    def _row(self, key: str, viewer: str) -> Any:
+        run = self.queue.get_run(key)
+        # The API's rule (routes/runs.py): another token's run does not exist for you; 'anonymous' is the open server.
+        if run is None or (run.token_id != viewer and viewer != "anonymous"):
+            raise KeyError(f"no run {key!r}")
+        return run
+
+    def _listing(self, run: Any) -> RunListing:
+        import json
+
+        counts = self.queue.run_counts(run.id)
+        progress = Progress(total=run.total, done=counts.get("done", 0), failed=counts.get("failed", 0),
+                            cancelled=counts.get("cancelled", 0), running=counts.get("running", 0),
+                            queued=counts.get("queued", 0))
+        if 0 < progress.finished < progress.total:
+            elapsed = time.time() - run.created_at
+            progress.eta_s = elapsed / progress.finished * (progress.total - progress.finished)
+        config = json.loads(run.config)
+        agent = config.get("agent", {})
+        labels = {k: str(v) for k in ("name", "model", "mode", "tool_library") if (v := agent.get(k))}
+        return RunListing(key=run.id, labels=labels, progress=progress, created_at=run.created_at,
+                          suite=config.get("suite"), backend=config.get("backend"))
+
+    def list_runs(self, viewer: str) -> list[RunListing]:
+        """The viewer's runs, newest first."""
+        from sqlalchemy import select
+
+        from agent.server.db import RunRow
+
+        # GET /v1/runs's rule: a token's own runs (an open server's runs are all 'anonymous'), newest first.
+        with self.queue.session() as s:
+            stmt = select(RunRow).where(RunRow.token_id == viewer).order_by(RunRow.created_at.desc()).limit(500)
+            rows = list(s.scalars(stmt))
+        return [self._listing(r) for r in rows]
+
+    def open_run(self, key: str, viewer: str) -> RunView:
+        """One run: progress from the queue, scores from its directory."""
+        run = self._row(key, viewer)
+        root = self.data_dir / run.out_dir
+        listing = self._listing(run)
+        if not (root / "episodes.jsonl").is_file():  # nothing finished yet
+            from evaluator.run_dir import RunData
+
+            view_summary = summarise(RunData(root, {}, [], root / "episodes.jsonl"))
+            return RunView(listing=listing, summary=view_summary, records=[], root=root)
+        return read_run(root, listing)
+
+    def run_root(self, key: str, viewer: str) -> Path:
+        """The run's directory under the data dir."""
+        return Path(self.data_dir / self._row(key, viewer).out_dir)

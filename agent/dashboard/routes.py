@@ -1,0 +1,142 @@
+"""The dashboard's pages: server-rendered HTML (Jinja2 templates in the package) and one small JS file.
+
+Mounted by `jarvis serve` (runs from the episode queue, a token sees its own) and by `jarvis view`
+(run directories on disk). Pages are plain `def` routes, so reading a run happens in the threadpool and
+never blocks the event loop the API answers on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from agent.dashboard.episode_view import episode_page_data
+from agent.dashboard.read_models import QueueSource, RunSource
+from agent.dashboard.session import LOGIN_PATH, TOKEN_COOKIE
+
+PACKAGE = Path(__file__).parent
+STATIC = PACKAGE / "static"
+
+_templates = Environment(loader=FileSystemLoader(PACKAGE / "templates"), autoescape=select_autoescape(["html"]))
+_templates.filters["num"] = lambda v, d=1: "–" if v is None else f"{v:.{d}f}"
+_templates.filters["ci"] = lambda c, d=1: "–" if c is None else c.fmt(d)
+
+router = APIRouter(include_in_schema=False)
+
+
+def get_source(request: Request) -> RunSource:
+    """`jarvis view` sets app.state.dashboard_source; the server reads its queue."""
+    source = getattr(request.app.state, "dashboard_source", None)
+    if source is None:
+        source = QueueSource(request.app.state.queue, request.app.state.settings.data_dir)
+    return source  # type: ignore[no-any-return]
+
+
+def viewer(request: Request) -> str:
+    """The caller's token id as the server's request gate found it (header or sign-in cookie).
+
+    `jarvis view` has no gate and no tokens: everyone is 'anonymous' and sees every run it was given.
+    """
+    return str(getattr(request.state, "token_id", "anonymous"))
+
+
+SourceDep = Annotated[RunSource, Depends(get_source)]
+ViewerDep = Annotated[str, Depends(viewer)]
+
+
+def _page(name: str, **context: Any) -> HTMLResponse:
+    return HTMLResponse(_templates.get_template(name).render(**context))
+
+
+@router.get("/", response_class=HTMLResponse)
+def runs_page(source: SourceDep, who: ViewerDep) -> HTMLResponse:
+    """Every run the viewer may see, with its progress and running mean."""
+    return _page("runs.html", runs=source.list_runs(who))
+
+
+@router.get(LOGIN_PATH, response_class=HTMLResponse)
+def login_page() -> HTMLResponse:
+    """A form asking for the API token (kept in an HttpOnly cookie)."""
+    return _page("login.html")
+
+
+@router.post(LOGIN_PATH)
+async def login(request: Request) -> RedirectResponse:
+    """Remember the token for the dashboard's pages; a wrong one is sent back here by the next page."""
+    # A one-field form, parsed here rather than pulling in python-multipart for it.
+    body = await request.body()
+    if len(body) > 4096:
+        raise HTTPException(413, "the sign-in form takes one token, not kilobytes")
+    token = parse_qs(body.decode("utf-8", "replace")).get("token", [""])[0]
+    out = RedirectResponse("/", status_code=303)
+    out.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+    return out
+
+
+@router.get("/runs/{key}", response_class=HTMLResponse)
+def run_page(key: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+    """A run: its tables, plots and sortable per-episode table."""
+    view = _open(source, key, who)
+    return _page("run.html", run=view, s=view.summary)
+
+
+@router.get("/runs/{key}/episodes/{episode_id}", response_class=HTMLResponse)
+def episode_page(key: str, episode_id: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+    """An episode round by round."""
+    view = _open(source, key, who)
+    try:
+        record = view.record(episode_id)
+    except KeyError as exc:
+        raise HTTPException(404, str(exc.args[0])) from None
+    return _page("episode.html", run=view, e=episode_page_data(record, view.root))
+
+
+@router.get("/compare", response_class=HTMLResponse)
+def compare_page(request: Request, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+    """Runs side by side (?run=A&run=B...): headline numbers, then each task's soft score in every run."""
+    from evaluator.report import compare
+
+    keys = request.query_params.getlist("run")
+    if len(keys) < 2:
+        raise HTTPException(422, "compare takes two or more runs: /compare?run=A&run=B")
+    views = [_open(source, k, who) for k in keys]
+    table = compare([v.summary for v in views])
+    by_task: dict[str, list[list[Any]]] = {}  # task -> per run, its episodes (several seeds: several)
+    for k, v in enumerate(views):
+        for row in v.summary.episodes:
+            by_task.setdefault(row.task_id, [[] for _ in views])[k].append(row)
+    return _page("compare.html", keys=keys, comparison=table, by_task=by_task)
+
+
+@router.get("/runs/{key}/files/{path:path}")
+def run_file(key: str, path: str, source: SourceDep, who: ViewerDep) -> FileResponse:
+    """A file inside the run directory (plots, episode images); nothing outside it."""
+    try:
+        root = source.run_root(key, who).resolve()
+    except KeyError as exc:
+        raise HTTPException(404, str(exc.args[0])) from None
+    target = (root / path).resolve()
+    if not target.is_relative_to(root) or not target.is_file():
+        raise HTTPException(404, f"run {key} has no file {path!r}")
+    return FileResponse(target)
+
+
+@router.get("/dashboard/static/{name}")
+def static_file(name: str) -> Response:
+    """The dashboard's own CSS and JS (shipped in the package: it works offline)."""
+    target = (STATIC / name).resolve()
+    if target.parent != STATIC.resolve() or not target.is_file():
+        raise HTTPException(404, f"no static file {name!r}")
+    return FileResponse(target, headers={"Cache-Control": "max-age=3600"})
+
+
+def _open(source: RunSource, key: str, who: str) -> Any:
+    try:
+        return source.open_run(key, who)
+    except KeyError as exc:
+        raise HTTPException(404, str(exc.args[0])) from None

@@ -1,0 +1,65 @@
+// Sortable and filterable tables, and stepping through an episode's rounds. No framework, no CDN.
+"use strict";
+
+function cellValue(row, index, numeric) {
+  const cell = row.cells[index];
+  const raw = cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent.trim();
+  if (!numeric) return raw.toLowerCase();
+  const v = parseFloat(raw);
+  return Number.isNaN(v) ? -Infinity : v; // "–" (no value) sorts below every number
+}
+
+function makeSortable(table) {
+  const headers = table.tHead.rows[0].cells;
+  Array.from(headers).forEach((th, index) => {
+    if (th.dataset.type === "none") return; // a column of controls, nothing to sort by
+    th.addEventListener("click", () => {
+      const numeric = th.dataset.type === "num";
+      const ascending = !th.classList.contains("sorted-asc");
+      Array.from(headers).forEach((h) => h.classList.remove("sorted-asc", "sorted-desc"));
+      th.classList.add(ascending ? "sorted-asc" : "sorted-desc");
+      const body = table.tBodies[0];
+      const rows = Array.from(body.rows);
+      rows.sort((a, b) => {
+        const x = cellValue(a, index, numeric), y = cellValue(b, index, numeric);
+        return (x < y ? -1 : x > y ? 1 : 0) * (ascending ? 1 : -1);
+      });
+      rows.forEach((r) => body.appendChild(r));
+    });
+  });
+}
+
+function makeFilter(input, table) {
+  input.addEventListener("input", () => {
+    const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    Array.from(table.tBodies[0].rows).forEach((row) => {
+      const text = row.textContent.toLowerCase();
+      row.hidden = !words.every((w) => text.includes(w));
+    });
+  });
+}
+
+function makeRoundStepper() {
+  const rounds = Array.from(document.querySelectorAll("section.round"));
+  const label = document.getElementById("round-label");
+  if (!label || rounds.length < 2) return;
+  let current = 0;
+  const show = (k) => {
+    current = Math.max(0, Math.min(rounds.length - 1, k));
+    rounds.forEach((r, i) => r.classList.toggle("current", i === current));
+    label.textContent = `round ${current + 1} of ${rounds.length}`;
+    rounds[current].scrollIntoView({ block: "start" });
+  };
+  document.getElementById("prev-round").addEventListener("click", () => show(current - 1));
+  document.getElementById("next-round").addEventListener("click", () => show(current + 1));
+  label.textContent = `round 1 of ${rounds.length}`;
+  rounds[0].classList.add("current");
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("table.sortable").forEach(makeSortable);
+  const filter = document.getElementById("episode-filter");
+  const episodes = document.getElementById("episodes");
+  if (filter && episodes) makeFilter(filter, episodes);
+  makeRoundStepper();
+});

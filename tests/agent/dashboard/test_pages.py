@@ -1,0 +1,189 @@
+"""The dashboard's pages over real run directories (TestClient): runs list, a run, an episode, files, tokens."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from agent.dashboard.app import create_view_app
+from evaluator.run_dir import RunDirError
+from tests.agent.server.conftest import make_settings
+from tests.evaluator.runs import TASKS
+
+
+def test_runs_list_and_run_page_tell_each_episodes_story(crafted_run: Path) -> None:
+    c = TestClient(create_view_app([crafted_run]))
+    runs = c.get("/")
+    assert runs.status_code == 200 and 'href="/runs/crafted"' in runs.text
+    assert 'title="9 of 10 finished"' in runs.text  # 9 records of the 10 tasks its config lists
+    page = c.get("/runs/crafted")
+    assert page.status_code == 200
+    table = page.text.split('id="episodes"')[1]
+    assert len(re.findall(r'<tr class="status-', table)) == 9
+    for task in TASKS.values():
+        assert task.id in table
+    assert "1 failed (counted as 0)" in page.text
+    assert "budget exhausted after 2 rounds" in page.text  # the failure is named with its reason
+    assert "Assembly by difficulty" in page.text and "Soft score by horizon" in page.text
+    assert '<td>1200</td><td>300</td><td>0.0123</td>' in table  # tokens and cost of the failed episode
+
+
+def test_episode_page_shows_rounds_program_calls_and_feedback(crafted_run: Path) -> None:
+    c = TestClient(create_view_app([crafted_run]))
+    page = c.get("/runs/crafted/episodes/ep-failing")
+    assert page.status_code == 200
+    html = page.text
+    assert '<span class="line failed" data-line="2"><span class="ln">2</span>pick(&#39;p9&#39;)' in html
+    assert html.count('class="line failed"') == 1
+    assert "<details class=\"prompt\"><summary>Prompt (" in html  # collapsed: no 'open'
+    assert "<b>unknown_brick</b>: no brick &#39;p9&#39; is on the table" in html
+    assert "Feedback to the model" in html and "Round 1" in html and 'id="next-round"' in html
+    assert "Not on disk: obs_000_rgb.png" in html  # a listed image that is missing is named, not linked
+
+
+def test_unknown_run_episode_and_files_outside_the_run_are_404(crafted_run: Path) -> None:
+    c = TestClient(create_view_app([crafted_run]))
+    assert c.get("/runs/nope").status_code == 404
+    assert "no episode 'nope'" in c.get("/runs/crafted/episodes/nope").json()["detail"]
+    assert c.get("/runs/crafted/files/config.json").status_code == 200
+    assert c.get("/runs/crafted/files/../crafted/config.json").status_code in (200, 404)
+    assert c.get("/runs/crafted/files/%2e%2e/%2e%2e/etc/passwd").status_code == 404
+    assert c.get("/dashboard/static/dashboard.js").headers["content-type"].startswith("text/javascript")
+    assert c.get("/dashboard/static/..%2fread_models.py").status_code == 404
+
+
+def test_view_refuses_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
+    with pytest.raises(RunDirError, match=r"no config\.json"):
+        create_view_app([tmp_path])
+
+
+def test_quiz_run_from_the_batch_runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JARVIS_PLUGINS", "tests.fakes.quiz_family")
+    import tests.fakes.quiz_family  # noqa: F401
+    from agent.batch import run_batch
+    from agent.config import AgentConfig
+    from agent.run_store import RunConfig
+
+    out = tmp_path / "quiz-run"
+    run_batch(RunConfig(task_ids=[f"quiz/{k}" for k in range(4)], agent=AgentConfig(name="scripted")), out,
+              workers=0)
+    c = TestClient(create_view_app([out]))
+    page = c.get("/runs/quiz-run")
+    assert page.status_code == 200 and page.text.count("quiz/") >= 4
+    first = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
+    episode = c.get(f"/runs/quiz-run/episodes/{first['episode_id']}")
+    assert episode.status_code == 200 and "<h2>Answer</h2>" in episode.text
+
+
+def _run_page(c: TestClient, run_id: str, token: str) -> int:
+    return c.get(f"/runs/{run_id}", headers={"Authorization": f"Bearer {token}"}).status_code
+
+
+@pytest.mark.slow
+def test_server_dashboard_shows_a_token_only_its_runs_and_progress_advances(
+        tmp_path: Path, quiz_plugin: None) -> None:
+    from agent.server.app import create_app
+
+    tok_a, tok_b = "dashboard-test-token-a-7f3c91", "dashboard-test-token-b-0d4e22"
+    app = create_app(make_settings(tmp_path, api_token=f"{tok_a},{tok_b}"))
+    with TestClient(app) as c:
+        made = c.post("/v1/runs", json={"task_ids": [f"quiz/{k}" for k in range(3)], "agent": {"name": "scripted"}},
+                      headers={"Authorization": f"Bearer {tok_a}"})
+        assert made.status_code == 202, made.text
+        run_id = made.json()["id"]
+        listing = c.get("/", headers={"Authorization": f"Bearer {tok_a}"}).text
+        assert run_id in listing
+        if f"/runs/{run_id}" in listing and "3/3" not in listing:  # still running: the page refreshes itself
+            assert '<meta http-equiv="refresh"' in listing
+        assert run_id not in c.get("/", headers={"Authorization": f"Bearer {tok_b}"}).text
+        assert _run_page(c, run_id, tok_b) == 404
+        anonymous = c.get("/", follow_redirects=False)
+        assert anonymous.status_code == 303 and anonymous.headers["location"] == "/login"
+        assert c.post("/login", data={"token": tok_a}, follow_redirects=False).status_code == 303
+        assert c.get(f"/v1/runs/{run_id}").status_code == 401  # the cookie signs in pages, never the REST API
+        seen = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            m = re.search(r"(\d+) of 3 finished", c.get(f"/runs/{run_id}").text)
+            assert m is not None
+            seen.append(int(m.group(1)))
+            if seen[-1] == 3:
+                break
+            time.sleep(0.3)
+        assert seen[-1] == 3 and seen == sorted(seen)
+        c.cookies.clear()
+        assert c.get(f"/runs/{run_id}", follow_redirects=False).status_code == 303
+
+
+@pytest.mark.slow
+def test_oracle_episode_page_images_load(oracle_run: Path) -> None:
+    c = TestClient(create_view_app([oracle_run]))
+    run = c.get(f"/runs/{oracle_run.name}").text
+    for src in re.findall(r'<img src="([^"]+)"', run):
+        assert c.get(src).content[:4] == b"\x89PNG"
+    episode_id = json.loads((oracle_run / "episodes.jsonl").read_text().splitlines()[0])["episode_id"]
+    page = c.get(f"/runs/{oracle_run.name}/episodes/{episode_id}").text
+    images = re.findall(r'<img src="([^"]+)"', page)
+    assert images and all(c.get(src).content[:4] == b"\x89PNG" for src in images)
+    assert "episodes/lego_v7-00009-stairs_000/" in images[0]  # the folder is named by the task
+    assert 'id="bricks"' in page and "place_at" in page
+
+
+def test_a_line_appended_to_a_running_run_shows_on_the_next_page_view(crafted_run: Path) -> None:
+    from evaluator.records import EpisodeRecord
+
+    c = TestClient(create_view_app([crafted_run]))
+    assert "lego/test/late" not in c.get("/runs/crafted").text
+    late = EpisodeRecord(episode_id="ep-late", task_id="lego/test/late", family="lego", status="failed",
+                         error="worker died")
+    with (crafted_run / "episodes.jsonl").open("a") as fh:
+        fh.write(late.model_dump_json() + "\n")
+    page = c.get("/runs/crafted").text
+    assert "lego/test/late" in page and "10 of 10 finished" in page and "worker died" in page
+
+
+def test_compare_two_runs_task_by_task(crafted_run: Path, tmp_path: Path) -> None:
+    from tests.evaluator.builders import perfect_state
+    from tests.evaluator.runs import lego_record, write_run
+
+    other = write_run(tmp_path / "other", [lego_record(TASKS["easy"], perfect_state(TASKS["easy"]), 0)],
+                      config={"model": "other-model", "tool_library": "generic"})
+    c = TestClient(create_view_app([crafted_run, other]))
+    assert 'name="run" value="other"' in c.get("/").text
+    page = c.get("/compare", params=[("run", "crafted"), ("run", "other")])
+    assert page.status_code == 200
+    assert "other-model" in page.text and "fake-model" in page.text
+    per_task = page.text.split('id="per-task"')[1]
+    easy_row = next(line for line in per_task.splitlines() if line.startswith("<tr><td>lego/test/easy</td>"))
+    assert easy_row.count('<a href="/runs/other/') == 1 and easy_row.count('<a href="/runs/crafted/') == 3
+    hard_row = next(line for line in per_task.splitlines() if line.startswith("<tr><td>lego/test/hard</td>"))
+    assert hard_row.endswith('<td data-value=""></td></tr>')  # not in the other run: blank, never a zero
+    assert c.get("/compare", params={"run": "crafted"}).status_code == 422
+
+
+def test_each_round_shows_the_view_it_started_from_and_the_one_after(crafted_run: Path) -> None:
+    from PIL import Image
+
+    folder = crafted_run / "episodes" / "lego_test_hard"
+    folder.mkdir(parents=True)
+    Image.new("RGB", (8, 8), "white").save(folder / "obs_000_rgb.png")
+    Image.new("RGB", (8, 8), "grey").save(folder / "obs_001_rgb.png")
+    lines = (crafted_run / "episodes.jsonl").read_text().splitlines()
+    from evaluator.records import EpisodeRecord
+
+    rec = EpisodeRecord.model_validate_json(lines[-1])
+    rec.artifacts_dir = "episodes/lego_test_hard"
+    rec.rounds[1].observation_images = ["obs_001_rgb.png"]
+    (crafted_run / "episodes.jsonl").write_text("\n".join([*lines[:-1], rec.model_dump_json()]) + "\n")
+    c = TestClient(create_view_app([crafted_run]))
+    html = c.get("/runs/crafted/episodes/ep-failing").text
+    round1 = html.split('id="round-1"')[1]
+    assert "before round 1: obs_000_rgb.png" in round1 and "after round 1: obs_001_rgb.png" in round1
+    assert "Not on disk" not in html
+    src = "/runs/crafted/files/episodes/lego_test_hard/obs_001_rgb.png"
+    assert src in round1 and c.get(src).content[:4] == b"\x89PNG"

@@ -1,0 +1,84 @@
+"""The per-episode table, the named failures and the honest plots of a run report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PIL import Image
+
+from evaluator import plots
+from evaluator.records import EpisodeRecord
+from evaluator.report import write_report
+from evaluator.run_dir import read_run_dir
+from evaluator.summary import summarise
+from tests.evaluator.builders import perfect_state, shifted
+from tests.evaluator.runs import TASKS, lego_record, standard_records, write_run
+
+
+def _failed(task_id: str, error: str | None) -> EpisodeRecord:
+    return EpisodeRecord(episode_id=f"{task_id}#f", task_id=task_id, family="lego", difficulty="easy",
+                         status="failed", error=error)
+
+
+def test_rows_carry_task_size_scores_and_failures(tmp_path: Path) -> None:
+    records = standard_records()
+    summary = summarise(read_run_dir(write_run(tmp_path / "r", records)))
+    assert [r.episode_id for r in summary.episodes] == [r.episode_id for r in records]
+    partial = next(r for r in summary.episodes if r.episode_id == "lego/test/medium#1")
+    source = next(r for r in records if r.episode_id == "lego/test/medium#1")
+    assert partial.difficulty == "medium" and partial.failed_actions == 2
+    assert partial.horizon == source.score_details["task"]["horizon"]
+    assert partial.initial_bricks == source.score_details["task"]["initial_complexity"]
+    assert partial.soft_score == source.scores["soft_score"] < 100.0
+    assert partial.sub_scores["pose"] == source.scores["pose"]
+    assert partial.reason is None
+
+
+def test_report_names_each_failure_with_its_reason_and_counts_it_as_zero(tmp_path: Path) -> None:
+    records = [lego_record(TASKS["easy"], perfect_state(TASKS["easy"]), 0),
+               _failed("lego/test/hard", "SkillError: brick b3 is held by the structure\ntraceback..."),
+               _failed("lego/test/medium", None),
+               EpisodeRecord(episode_id="c", task_id="lego/test/easy", family="lego", status="cancelled")]
+    out = tmp_path / "out"
+    write_report([write_run(tmp_path / "r", records)], out)
+    md = (out / "report.md").read_text()
+    assert "1 finished, 2 failed and counted as 0, 1 cancelled and left out" in md
+    assert "- `lego/test/hard` (failed, episode `lego/test/hard#f`): SkillError: brick b3 is held by the structure\n" in md
+    assert "`lego/test/medium` (failed, episode `lego/test/medium#f`): failed (no reason was recorded)" in md
+    table = md.split("## Episodes")[1].split("\n## ")[0]
+    hard_row = next(line for line in table.splitlines() if line.startswith("| `lego/test/hard`"))
+    assert "| failed | easy |" in hard_row and "| 0.0 |" in hard_row  # counted as 0, shown as 0
+    cancelled_row = next(line for line in table.splitlines() if "| cancelled |" in line)
+    assert "| – |" in cancelled_row  # left out: no score at all
+
+
+def test_comparison_plot_leaves_a_missing_stratum_absent(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    full = summarise(read_run_dir(write_run(tmp_path / "a", standard_records())))
+    easy_only = summarise(read_run_dir(write_run(tmp_path / "b", [
+        lego_record(TASKS["easy"], shifted(perfect_state(TASKS["easy"]), "a1", dx=0.004), 0)])))
+    drawn: list[list[float]] = []
+    real_pyplot = plots._pyplot
+
+    def spy() -> object:
+        plt = real_pyplot()
+        original = plt.Axes.bar
+
+        def bar(ax, xs, heights, *a, **k):  # type: ignore[no-untyped-def]
+            drawn.append(list(xs))
+            return original(ax, xs, heights, *a, **k)
+
+        monkeypatch.setattr(plt.Axes, "bar", bar)
+        return plt
+
+    monkeypatch.setattr(plots, "_pyplot", spy)
+    assert plots.plot_comparison([full, easy_only], ["full", "easy only"], tmp_path / "c.png") is not None
+    # Four strata (easy, medium, hard, overall): the full run draws four bars, the easy-only run two
+    # (easy and overall), never a zero-height medium or hard bar.
+    assert [len(x) for x in drawn] == [4, 2]
+
+
+def test_score_distribution_plot_per_difficulty(tmp_path: Path) -> None:
+    summary = summarise(read_run_dir(write_run(tmp_path / "r", standard_records())))
+    path = plots.plot_score_distribution(summary, tmp_path / "d.png")
+    assert path is not None and Image.open(path).size[0] > 300
+    assert plots.plot_score_distribution(summary.model_copy(update={"episodes": []}), tmp_path / "e.png") is None
