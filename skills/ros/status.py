@@ -22,6 +22,7 @@ CODE_BY_KIND: dict[str, int] = {
     "placement_occupied": 9,
     "placement_failed": 10,
     "budget_exceeded": 11,
+    "stuck_in_structure": 14,  # after 12 and 13, which were taken first
 }
 
 
