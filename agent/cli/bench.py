@@ -8,7 +8,8 @@ from pathlib import Path
 
 import typer
 
-BENCH_DIR = Path(__file__).resolve().parents[2] / "tests" / "bench"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BENCH_DIR = REPO_ROOT / "tests" / "bench"
 
 
 def available() -> list[str]:
@@ -21,14 +22,18 @@ def run_bench(name: str, args: list[str]) -> None:
     script = BENCH_DIR / f"bench_{name}.py"
     if not script.exists():
         raise typer.BadParameter(f"unknown benchmark {name!r}; available: {', '.join(available()) or 'none'}")
-    sys.path.insert(0, str(BENCH_DIR))
+    # Benchmarks share the tests' fakes (`from tests...`): the console script, unlike `python -m`, does not put
+    # the working directory on sys.path, so the repository root goes there with the benchmarks' own folder.
+    added = [str(BENCH_DIR), str(REPO_ROOT)]
+    sys.path[:0] = added
     old_argv = sys.argv
     sys.argv = [str(script), *args]
     try:
         runpy.run_path(str(script), run_name="__main__")
     finally:
         sys.argv = old_argv
-        sys.path.remove(str(BENCH_DIR))
+        for path in added:
+            sys.path.remove(path)
 
 
 def register(app: typer.Typer) -> None:
