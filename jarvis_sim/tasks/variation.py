@@ -82,9 +82,9 @@ def _footprint(brick_id: str, part_number: str) -> _Footprint:
 def _draw_distractors(task: TaskSpec, rng: random.Random, max_distractors: int) -> list[Distractor]:
     n = rng.randrange(max_distractors + 1)
     colors = sorted({a.target.color for a in task.action_bricks} | set(BASIC_COLORS))
-    placeholder = TablePose(x=0.0, y=0.0)
+    unplaced = TablePose(x=0.0, y=0.0)  # seeded_scene gives every distractor its scattered pose
     return [Distractor(id=f"distractor{k + 1}", part=DISTRACTOR_PARTS[rng.randrange(len(DISTRACTOR_PARTS))],
-                       color=colors[rng.randrange(len(colors))], start=placeholder) for k in range(n)]
+                       color=colors[rng.randrange(len(colors))], start=unplaced) for k in range(n)]
 
 
 def _um(v: float) -> int:

@@ -31,6 +31,7 @@ from tests.fakes.llm_servers import (
     Stall,
     latency_from_env,
 )
+from tests.fakes.sim_runtime import OneBackendRuntime
 
 # $JARVIS_FAKE_LLM_LATENCY runs every fake model of this module as slowly as a real one answers
 # (tests that set their own latency keep it); the client's timeout grows to match.
@@ -72,14 +73,6 @@ def task() -> TaskSpec:
     return load_suite("jarvis-mini")[0]
 
 
-class _Runtime:
-    def __init__(self, backend: Backend):
-        self._backend = backend
-
-    def backend(self) -> Backend:
-        return self._backend
-
-
 def openai_model(server: FakeOpenAIServer) -> str:
     """A model string pointing at the fake OpenAI-compatible server."""
     return f"openai-compatible:{server.base_url}:fake-vl"
@@ -88,7 +81,7 @@ def openai_model(server: FakeOpenAIServer) -> str:
 def run(task_id: str, agent: AgentConfig, out: Path, backend: Backend | None = None, **budget: Any) -> EpisodeRecord:
     """One episode through the same path as `jarvis episode` (run_episode)."""
     job = EpisodeJob(task_id=task_id, agent=agent, budget=Budget(**budget))
-    return run_episode(job, out, _Runtime(backend) if backend is not None else None)
+    return run_episode(job, out, OneBackendRuntime(backend) if backend is not None else None)
 
 
 def wrap(code: str) -> str:

@@ -28,6 +28,7 @@ from jarvis_sim.tasks.registry import load_task
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.suites import load_suite
 from tests.fakes.llm_servers import FakeAnthropicServer, FakeOpenAIServer, Reply, Stall
+from tests.fakes.sim_runtime import OneBackendRuntime
 
 FAST = LLMOptions(timeout_s=5.0, max_attempts=2, retry_base_delay_s=0.01)
 
@@ -50,16 +51,8 @@ def lego() -> TaskSpec:
     return load_suite("jarvis-mini")[0]
 
 
-class _Runtime:
-    def __init__(self, backend: Backend):
-        self._backend = backend
-
-    def backend(self) -> Backend:
-        return self._backend
-
-
 def _run(task_id: str, cfg: AgentConfig, out: Path, backend: Backend) -> EpisodeRecord:
-    return run_episode(EpisodeJob(task_id=task_id, agent=cfg, budget=Budget()), out, _Runtime(backend))
+    return run_episode(EpisodeJob(task_id=task_id, agent=cfg, budget=Budget()), out, OneBackendRuntime(backend))
 
 
 def _openai(server: FakeOpenAIServer) -> AgentConfig:

@@ -21,6 +21,7 @@ from jarvis_sim.backends.base import Backend, make_backend
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.suites import load_suite
 from tests.fakes.llm_servers import FakeOpenAIServer, ScriptItem
+from tests.fakes.sim_runtime import OneBackendRuntime
 
 FAST = LLMOptions(timeout_s=5.0, max_attempts=2, retry_base_delay_s=0.01)
 
@@ -43,16 +44,8 @@ def task() -> TaskSpec:
     return load_suite("jarvis-mini")[0]
 
 
-class _Runtime:
-    def __init__(self, backend: Backend):
-        self._backend = backend
-
-    def backend(self) -> Backend:
-        return self._backend
-
-
 def _run(task: TaskSpec, cfg: AgentConfig, out: Path, backend: Backend) -> EpisodeRecord:
-    return run_episode(EpisodeJob(task_id=task.id, agent=cfg, budget=Budget()), out, _Runtime(backend))
+    return run_episode(EpisodeJob(task_id=task.id, agent=cfg, budget=Budget()), out, OneBackendRuntime(backend))
 
 
 def _without_build_line(program: str, k: int) -> str:
