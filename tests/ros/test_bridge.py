@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tests.fakes.lego_tasks import stack_task
-from tests.ros.conftest import BridgeProcess
+from tests.ros.bridge_process import BridgeProcess
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 

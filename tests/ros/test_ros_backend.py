@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ros.conftest import ROOT, BridgeProcess
+from tests.ros.bridge_process import ROOT, BridgeProcess
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
