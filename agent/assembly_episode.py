@@ -19,11 +19,13 @@ from agent.sandbox import Sandbox, SandboxLimits, SandboxResult, SkillServer
 from evaluator.episode import score_episode
 from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timings, TokenAccount
 from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.provenance import PlannerInfo
 from jarvis_sim.provenance import collect as collect_provenance
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import seeded_scene
 from skills.context import SkillContext
 from skills.errors import BudgetExceeded
+from skills.motion import MotionPlanner, make_planner
 from skills.registry import bind
 
 SIM_BUDGET_FACTOR = 3.0  # the episode stops at 3x the task's time budget; the penalty starts at 1x
@@ -39,14 +41,23 @@ class AssemblyEpisode:
         self.job, self.task, self.backend, self.dir = job, task, backend, episode_dir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.started, self.t0 = now_iso(), time.perf_counter()
-        backend.load(task, seed=job.agent.seed)
+        motion: MotionPlanner | None = None
+        remote: Any = backend if hasattr(backend, "invoke_skill") else None  # skills/ros/client.py: RosBackend
+        if remote is not None:  # the skills run next to a remote simulator, with the planner named here
+            remote.planner = job.agent.planner
+            remote.load(task, seed=job.agent.seed)
+            self.planner: PlannerInfo | None = remote.planner_info
+        else:
+            motion = make_planner(job.agent.planner)
+            self.planner = motion.describe()
+            backend.load(task, seed=job.agent.seed)
         self.sim_start = backend.sim_time_s
         budget = job.budget
         max_sim = budget.sim_s if budget.sim_s is not None else task.time_budget_s * SIM_BUDGET_FACTOR
         self.ctx = SkillContext(
             backend=backend, workspace=task.workspace, max_calls=budget.skill_calls,
             max_sim_s=self.sim_start + max_sim, perturbations=list(task.perturbations),
-            image_sink=self._captured_image,
+            image_sink=self._captured_image, motion=motion,
         )
         if job.agent.perception == "camera":
             from skills.sensor import SensorModel
@@ -182,7 +193,7 @@ class AssemblyEpisode:
             error=error, rounds=self.rounds, final_state=state,
             timings=Timings(started_at=self.started, finished_at=now_iso(), wall_s=time.perf_counter() - self.t0,
                             sim_time_s=elapsed, budget_s=self.task.time_budget_s),
-            tokens=self.tokens, provenance=collect_provenance(self.backend),
+            tokens=self.tokens, provenance=collect_provenance(self.backend), planner=self.planner,
         )
         # The same code path as offline re-scoring (jarvis score RUN_DIR).
         self.finished = score_episode(record, self.task)

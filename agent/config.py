@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Mode = Literal["non_reflective", "reflective", "reflection_rounds"]
 Library = Literal["task", "generic"]
@@ -52,10 +52,23 @@ class AgentConfig(BaseModel):
         "ideal", description="How observe() sees: ideal (the renderer's instance masks and exact depth, the paper's "
         "setting) or camera (skills.sensor noise model, bricks segmented from RGB-D without instance ids).",
     )
+    planner: str = Field(
+        "cartesian", description="Motion planner the skills move the arm with (skills.motion.make_planner): cartesian "
+        "(straight lines, the paper's), ompl (sampling-based detours), moveit (move_group over ROS 2), cumotion.",
+    )
     temperature: float = Field(0.0, ge=0.0, le=2.0, allow_inf_nan=False)
     max_tokens: int = Field(4096, ge=1)
     replay_file: str | None = Field(None, description="For the replay agent: recorded responses (JSONL).")
     llm: LLMOptions = Field(default_factory=LLMOptions, description="Connection, retry and cache settings of the llm agent.")
+
+    @field_validator("planner")
+    @classmethod
+    def _known_planner(cls, name: str) -> str:
+        from skills.motion import planner_names
+
+        if name not in planner_names():
+            raise ValueError(f"unknown motion planner {name!r}; valid: {', '.join(planner_names())}")
+        return name
 
     @model_validator(mode="before")
     @classmethod

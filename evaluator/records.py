@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from jarvis_sim.lego.world_state import WorldState
-from jarvis_sim.provenance import Provenance
+from jarvis_sim.provenance import PlannerInfo, Provenance
 
 # 2: `provenance` (versions, BLAS kernel, simulator settings); version-1 records read with provenance None.
 EPISODE_RECORD_VERSION = 2
@@ -137,4 +137,8 @@ class EpisodeRecord(BaseModel):
     artifacts_dir: str | None = Field(None, description="Relative to the run directory.")
     provenance: Provenance | None = Field(
         None, description="Versions, BLAS kernel and simulator settings it ran under (None: recorded before v2)."
+    )
+    planner: PlannerInfo | None = Field(
+        None, description="Assembly episodes: the motion planner the skills moved with (None: recorded before it was "
+        "kept, or an episode that drives no arm)."
     )

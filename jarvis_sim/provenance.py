@@ -53,6 +53,25 @@ class Provenance(BaseModel):
         return out
 
 
+class PlannerInfo(BaseModel):
+    """The motion planner an episode's skills moved the arm with: which one, which version, how it was set up."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="Registered planner name (skills.motion.make_planner): cartesian, ompl, moveit, ...")
+    version: str = Field(description="Version of the planning software (the jarvis package for the built-in one).")
+    settings: dict[str, Any] = Field(default_factory=dict, description="Algorithm, time limits, resolutions, "
+                                     "endpoints: whatever changes the paths it finds.")
+
+
+def package_version(name: str) -> str:
+    """An installed distribution's version, or 'not installed'."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
 def differences(fingerprints: list[dict[str, str]]) -> dict[str, list[str]]:
     """Keys whose value is not the same in every fingerprint, with each fingerprint's value ('–' if absent)."""
     keys = sorted({k for f in fingerprints for k in f})

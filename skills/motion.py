@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from jarvis_sim.provenance import PlannerInfo, package_version
 from jarvis_sim.quaternions import half_turn, slerp
 from skills.errors import PathBlocked, Unreachable
 
@@ -51,9 +52,19 @@ class MotionPlanner(ABC):
     ) -> None:
         """Move, or raise Unreachable / PathBlocked before moving at all."""
 
+    @abstractmethod
+    def describe(self) -> PlannerInfo:
+        """Name, version and settings, recorded in every episode that moved with this planner."""
+
 
 class CartesianPlanner(MotionPlanner):
     """Straight-line Cartesian segments checked by IK and collision queries (see the module docstring)."""
+
+    def describe(self) -> PlannerInfo:
+        """The built-in planner: its waypoint spacing and settle criterion."""
+        return PlannerInfo(name="cartesian", version=package_version("jarvis"),
+                           settings={"waypoint_spacing_m": WAYPOINT_SPACING_M, "settle_tolerance_m": SETTLE_TOLERANCE_M,
+                                     "settle_max_s": SETTLE_MAX_S})
 
     def plan(
         self, ctx: SkillContext, position: np.ndarray, quaternion: np.ndarray, check_collisions: bool, ignore: tuple[str, ...]

@@ -87,6 +87,8 @@ def register(app: typer.Typer) -> None:
         observation: str = typer.Option(None, help="What the llm agent sees: rgb | rgbd | rgbd_3d."),
         perception: str = typer.Option(None, help="How observe() sees: ideal (renderer masks) | camera (sensor "
                                        "noise, no instance ids)."),
+        planner: str = typer.Option(None, help="Motion planner of the skills: cartesian (default) | ompl | moveit | "
+                                    "cumotion (recorded in every episode)."),
         experience_file: str = typer.Option(None, help="Lessons file (jarvis experience distill) for the llm agent."),
         llm_base_url: str = typer.Option(None, help="Endpoint override for the model provider."),
         llm_timeout_s: float = typer.Option(None, help="Per-attempt timeout of a model call, s."),
@@ -110,7 +112,7 @@ def register(app: typer.Typer) -> None:
                     reflection_rounds=reflection_rounds, reflect_after=reflect_after, manual_style=manual_style,
                     replay_file=replay_file, observation=observation, experience_file=experience_file,
                     llm_base_url=llm_base_url, llm_timeout_s=llm_timeout_s, llm_cache_dir=llm_cache_dir,
-                    perception=perception,
+                    perception=perception, planner=planner,
                 ),
                 budget=budget_from_options(rounds=rounds),
                 backend=backend,
@@ -150,6 +152,8 @@ def register(app: typer.Typer) -> None:
         observation: str = typer.Option(None, help="What the llm agent sees: rgb | rgbd | rgbd_3d."),
         perception: str = typer.Option(None, help="How observe() sees: ideal (renderer masks) | camera (sensor "
                                        "noise, no instance ids)."),
+        planner: str = typer.Option(None, help="Motion planner of the skills: cartesian (default) | ompl | moveit | "
+                                    "cumotion (recorded in every episode)."),
         experience_file: str = typer.Option(None, help="Lessons file (jarvis experience distill) for the llm agent."),
         llm_base_url: str = typer.Option(None, help="Endpoint override for the model provider."),
         llm_timeout_s: float = typer.Option(None, help="Per-attempt timeout of a model call, s."),
@@ -172,7 +176,7 @@ def register(app: typer.Typer) -> None:
                     reflection_rounds=reflection_rounds, reflect_after=reflect_after, manual_style=manual_style,
                     observation=observation, experience_file=experience_file, llm_base_url=llm_base_url,
                     llm_timeout_s=llm_timeout_s, llm_cache_dir=llm_cache_dir,
-                    perception=perception,
+                    perception=perception, planner=planner,
                 ),
                 budget=budget_from_options(rounds=rounds),
             )

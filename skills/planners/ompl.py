@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from jarvis_sim.provenance import PlannerInfo, package_version
 from jarvis_sim.quaternions import half_turn
 from skills.errors import PathBlocked, Unreachable
 from skills.motion import SETTLE_MAX_S, SETTLE_TOLERANCE_M, CartesianPlanner, MotionPlanner
@@ -73,6 +74,14 @@ class OmplPlanner(MotionPlanner):
                 return
             quaternion = half_turn(quaternion)
         self.cartesian.move_to(ctx, position, quaternion, speed, check_collisions, ignore)
+
+    def describe(self) -> PlannerInfo:
+        """OMPL's version and the RRT-Connect settings that shape its detours."""
+        return PlannerInfo(name="ompl", version=package_version("ompl"),
+                           settings={"algorithm": "RRTConnect", "space": "joint (7-D)", "time_limit_s": self.time_limit_s,
+                                     "simplify_steps": self.simplify_steps, "resolution": self.resolution,
+                                     "joint_speed_rad_s": self.joint_speed_rad_s,
+                                     "straight_line": self.cartesian.describe().settings})
 
     def goal_configuration(self, ctx: SkillContext, position: np.ndarray, quaternion: np.ndarray,
                            ignore: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -36,6 +36,7 @@ import numpy as np
 
 from jarvis_sim.backends.base import Backend, CameraFrame, RobotState, make_backend
 from jarvis_sim.lego.world_state import WorldState
+from jarvis_sim.provenance import PlannerInfo
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.errors import SkillError
 from skills.motion import SETTLE_MAX_S, MotionPlanner, make_planner
@@ -139,6 +140,9 @@ class PhaseReportingPlanner(MotionPlanner):
                 check_collisions: bool = True, ignore: tuple[str, ...] = ()) -> None:
         self.on_phase("arm_move")
         self.inner.move_to(ctx, position, quaternion, speed, check_collisions, ignore)
+
+    def describe(self) -> PlannerInfo:
+        return self.inner.describe()
 
 
 def _stamp(msg_time: Any, t: float) -> None:
@@ -501,8 +505,8 @@ class BridgeNode:
             # Without a library named, both: the service side's sandbox enforces its own library's allow-list.
             libs = [request.library] if request.library else ["task", "generic"]
             specs = {s.name: s for lib in libs for s in library(lib)}
-            planner = make_planner(self.planner_name)
-        except (ValidationError, KeyError, ValueError) as exc:
+            planner = make_planner(request.planner or self.planner_name)
+        except (ValidationError, KeyError, ValueError, ImportError) as exc:
             response.ok, response.message = False, f"load_task: {exc}"
             return response
         try:
@@ -518,6 +522,7 @@ class BridgeNode:
         self.specs = specs
         response.ok, response.message = True, f"loaded {task.id} (seed {request.seed}, skills of {'+'.join(libs)})"
         response.sim_time_s = float(self.raw_backend.sim_time_s)
+        response.planner_json = planner.describe().model_dump_json()
         return response
 
     def _world_state(self, request: Any, response: Any) -> Any:

@@ -9,6 +9,9 @@ record the in-process skill would have produced. Budgets are counted here, befor
 The arm itself is not driven from here: the skills run next to the simulator, so the motion primitives of the
 Backend protocol (step, set_ee_target, ...) raise BackendError.
 
+The motion planner is the episode's (AgentConfig.planner): `planner` is sent with every load_task, and the bridge
+answers with the planner's description, kept in `planner_info` for the episode record.
+
 Configuration: JARVIS_ROS_NAMESPACE (default /jarvis) names the bridge; JARVIS_ROS_TIMEOUT_S (default 600)
 bounds one call; JARVIS_ROS_CONNECT_S (default 30) how long to wait for the bridge to appear.
 """
@@ -27,6 +30,7 @@ import numpy as np
 from evaluator.records import SkillCallRecord
 from jarvis_sim.backends.base import Backend, BackendError, CameraFrame, RobotState
 from jarvis_sim.lego.world_state import WorldState
+from jarvis_sim.provenance import PlannerInfo
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.ros import status
 
@@ -85,6 +89,10 @@ class RosBackend(Backend):
         self._spinner = threading.Thread(target=self._spin, name="ros-backend-spin", daemon=True)
         self._spinner.start()
         self._sim_time = 0.0
+        # The motion planner the bridge's skills use, named with every load ("": the bridge's --planner), and the
+        # description the bridge answered with (recorded in the episode).
+        self.planner = ""
+        self.planner_info: PlannerInfo | None = None
         self._task: TaskSpec | None = None
         self._seed = 0
         for client in (self._load, self._world, self._render, self._observe, self._call):
@@ -119,10 +127,12 @@ class RosBackend(Backend):
     # --- life cycle ------------------------------------------------------------------------------
     def load(self, task: TaskSpec, seed: int = 0) -> None:
         """Load the task in the bridge's simulator (privileged)."""
-        req = self._js.LoadTask.Request(task_json=task.model_dump_json(), seed=int(seed), library="")
+        req = self._js.LoadTask.Request(task_json=task.model_dump_json(), seed=int(seed), library="",
+                                        planner=self.planner)
         resp = self._service(self._load, req)
         if not resp.ok:
             raise BackendError(f"the bridge could not load {task.id}: {resp.message}")
+        self.planner_info = PlannerInfo.model_validate_json(resp.planner_json) if resp.planner_json else None
         self._task, self._seed, self._sim_time = task, int(seed), float(resp.sim_time_s)
 
     def reset(self, seed: int = 0) -> None:

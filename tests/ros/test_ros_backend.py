@@ -40,6 +40,7 @@ def test_the_oracle_through_ros_scores_as_in_process(bridge: BridgeProcess, tmp_
     calls_b = [(c["name"], c["args"], c["ok"], c["result"]) for r in b["rounds"] for c in r["skill_calls"]]
     assert calls_a == calls_b and len(calls_a) > 5
     assert a["final_state"] == b["final_state"]
+    assert a["planner"] == b["planner"] and a["planner"]["name"] == "cartesian"  # the bridge planned as configured
 
 
 def test_no_bridge_is_a_clear_error(tmp_path: Path) -> None:
@@ -91,5 +92,25 @@ def test_the_generic_library_through_ros(bridge: BridgeProcess) -> None:
         assert saved["img0_rgb"].shape == (480, 640, 3) and saved["img1_depth"].shape == (480, 640)
         assert [c.name for c in ctx.calls] == ["get_joint_state", "move_ee", "move_ee", "capture_images"]
         assert [c.ok for c in ctx.calls] == [True, True, False, True] and ctx.calls[2].error_kind == "invalid_argument"
+    finally:
+        backend.close()
+
+
+def test_the_episode_planner_reaches_the_bridge_and_comes_back_described(bridge: BridgeProcess) -> None:
+    """load_task names the planner (AgentConfig.planner); the bridge answers with the description it moves with."""
+    from jarvis_sim.backends.base import BackendError, make_backend
+    from tests.fakes.lego_tasks import stack_task
+
+    task = stack_task(2, 1)
+    backend = make_backend("ros", namespace=bridge.namespace)
+    try:
+        for name in ("ompl", "cartesian"):
+            backend.planner = name  # type: ignore[attr-defined]
+            backend.load(task, seed=0)
+            info = backend.planner_info  # type: ignore[attr-defined]
+            assert info is not None and info.name == name and info.version and info.settings
+        backend.planner = "warp-drive"  # type: ignore[attr-defined]
+        with pytest.raises(BackendError, match="unknown motion planner 'warp-drive'"):
+            backend.load(task, seed=0)
     finally:
         backend.close()
