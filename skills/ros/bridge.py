@@ -666,9 +666,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--camera-hz", type=float, default=10.0, help="camera topic rate while subscribed")
     parser.add_argument("--wall-stamps", action="store_true", help="stamp topics with wall time (benchmarks)")
     args, _ros_args = parser.parse_known_args(argv)
-    bridge = BridgeNode(make_backend(args.backend), namespace=args.namespace, planner=args.planner,
-                        camera_hz=args.camera_hz, wall_stamps=args.wall_stamps)
-    bridge.node.get_logger().info(f"bridge ready: backend {args.backend}, namespace {bridge.ns}, planner {args.planner}")
+    serve(make_backend(args.backend), namespace=args.namespace, planner=args.planner, camera_hz=args.camera_hz,
+          wall_stamps=args.wall_stamps)
+
+
+def serve(backend: Backend, **options: Any) -> None:
+    """Run a bridge around a backend until shut down, then free both; logs 'bridge ready' once it serves."""
+    bridge = BridgeNode(backend, **options)
+    bridge.node.get_logger().info(f"bridge ready: backend {backend.name}, namespace {bridge.ns}, "
+                                  f"planner {bridge.planner_name}")
     try:
         bridge.spin()
     finally:
