@@ -10,8 +10,6 @@ press) stay straight lines.
 
 from __future__ import annotations
 
-import itertools
-import math
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -21,14 +19,12 @@ import numpy as np
 from jarvis_sim.provenance import PlannerInfo, package_version
 from jarvis_sim.quaternions import half_turn
 from skills.errors import PathBlocked, Unreachable
-from skills.motion import SETTLE_MAX_S, SETTLE_TOLERANCE_M, CartesianPlanner, MotionPlanner
+from skills.motion import CartesianPlanner, MotionPlanner
+from skills.planners.joint_paths import PANDA_LOWER, PANDA_UPPER, collision_free_goal, follow_joint_path
 
 if TYPE_CHECKING:
     from skills.context import SkillContext
 
-# Franka Panda joint limits (rad), from Franka's datasheet; the MuJoCo model uses the same.
-PANDA_LOWER = np.array([-2.8973, -1.7628, -2.8973, -3.0718, -2.8973, -0.0175, -2.8973])
-PANDA_UPPER = np.array([2.8973, 1.7628, 2.8973, -0.0698, 2.8973, 3.7525, 2.8973])
 LIMIT_MARGIN_RAD = 0.02
 
 
@@ -70,7 +66,7 @@ class OmplPlanner(MotionPlanner):
                 self.cartesian.plan(ctx, position, half_turn(quaternion), True, ignore)
             except (PathBlocked, Unreachable):
                 path, quaternion = self.plan(ctx, position, quaternion, ignore)
-                self._execute(ctx, path, position, quaternion, speed)
+                follow_joint_path(ctx, path, position, quaternion, speed, self.joint_speed_rad_s)
                 return
             quaternion = half_turn(quaternion)
         self.cartesian.move_to(ctx, position, quaternion, speed, check_collisions, ignore)
@@ -83,28 +79,6 @@ class OmplPlanner(MotionPlanner):
                                      "joint_speed_rad_s": self.joint_speed_rad_s,
                                      "straight_line": self.cartesian.describe().settings})
 
-    def goal_configuration(self, ctx: SkillContext, position: np.ndarray, quaternion: np.ndarray,
-                           ignore: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """A collision-free joint configuration at the pose (either half turn of the symmetric gripper)."""
-        backend = ctx.backend
-        q0 = backend.robot_state().joint_positions.copy()
-        blocked: list[tuple[str, str]] = []
-        for quat in (quaternion, half_turn(quaternion)):
-            for seed in (q0, np.asarray(backend.home_q, dtype=float)):
-                q = backend.solve_ik(position, quat, seed)
-                if q is None or not self._within_limits(q):
-                    continue
-                hits = backend.collisions(q, ignore=ignore)
-                if not hits:
-                    return q, quat
-                blocked = blocked or hits
-        p = position * 1000.0
-        if blocked:
-            a, b = blocked[0]
-            raise PathBlocked(f"at ({p[0]:.0f}, {p[1]:.0f}, {p[2]:.0f}) mm {a} would touch {b}; pick another target.")
-        raise Unreachable(f"the arm cannot reach ({p[0]:.0f}, {p[1]:.0f}, {p[2]:.0f}) mm with the gripper pointing down; "
-                          "choose a target closer to the robot base or lower.")
-
     def plan(self, ctx: SkillContext, position: np.ndarray, quaternion: np.ndarray,
              ignore: tuple[str, ...] = ()) -> tuple[list[np.ndarray], np.ndarray]:
         """A collision-free joint path from the current configuration to the pose, and the pose's quaternion."""
@@ -115,7 +89,7 @@ class OmplPlanner(MotionPlanner):
         ou.setLogLevel(ou.LOG_WARN)  # OMPL's info lines go to stdout, which benchmarks and the CLI print JSON on
 
         backend = ctx.backend
-        goal_q, quaternion = self.goal_configuration(ctx, position, quaternion, ignore)
+        goal_q, quaternion = collision_free_goal(ctx, position, quaternion, ignore)
         start_q = backend.robot_state().joint_positions.copy()
         space = ob.RealVectorStateSpace(7)
         bounds = ob.RealVectorBounds(7)
@@ -160,24 +134,3 @@ class OmplPlanner(MotionPlanner):
         self.last = stats
         return path, quaternion
 
-    def _execute(self, ctx: SkillContext, path: list[np.ndarray], position: np.ndarray, quaternion: np.ndarray,
-                 speed: float) -> None:
-        """Stream the joint path at a speed scaled like the Cartesian moves, then settle on the tool pose."""
-        backend = ctx.backend
-        rate = self.joint_speed_rad_s * min(1.0, max(speed, 1e-3) / 0.2)
-        for a, b in itertools.pairwise(path):
-            span = float(np.max(np.abs(b - a)))
-            steps = max(1, math.ceil(span / rate / backend.control_dt))
-            for k in range(1, steps + 1):
-                t = k / steps
-                backend.set_joint_targets(a + (t * t * (3 - 2 * t)) * (b - a))
-                backend.step(1)
-        backend.set_ee_target(position, quaternion)
-        for _ in range(math.ceil(SETTLE_MAX_S / backend.control_dt)):
-            if float(np.linalg.norm(backend.robot_state().ee_position - position)) < SETTLE_TOLERANCE_M:
-                break
-            backend.step(1)
-
-    @staticmethod
-    def _within_limits(q: np.ndarray) -> bool:
-        return bool(np.all(q >= PANDA_LOWER) and np.all(q <= PANDA_UPPER))
