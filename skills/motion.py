@@ -141,6 +141,8 @@ class CartesianPlanner(MotionPlanner):
 _PLANNERS: dict[str, str] = {
     "cartesian": "skills.motion:CartesianPlanner",
     "ompl": "skills.planners.ompl:OmplPlanner",
+    "moveit": "skills.planners.moveit:MoveItPlanner",
+    "cumotion": "skills.planners.moveit:CuMotionPlanner",
 }
 
 

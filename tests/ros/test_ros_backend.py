@@ -104,7 +104,7 @@ def test_the_episode_planner_reaches_the_bridge_and_comes_back_described(bridge:
     task = stack_task(2, 1)
     backend = make_backend("ros", namespace=bridge.namespace)
     try:
-        for name in ("ompl", "cartesian"):
+        for name in ("ompl", "moveit", "cumotion", "cartesian"):
             backend.planner = name  # type: ignore[attr-defined]
             backend.load(task, seed=0)
             info = backend.planner_info  # type: ignore[attr-defined]
