@@ -56,7 +56,7 @@ def bench_mini(tmp: Path, n_tasks: int) -> None:
     """The jarvis-mini oracle in-process and through `--backend ros`, same seed, same machine, one after the other."""
     tasks = [json.loads(line)["id"] for line in (ROOT / "assets/suites/jarvis-mini.jsonl").read_text().splitlines()
              if line.strip()][:n_tasks]
-    ns = "/jarvis_bench_mini"
+    ns = f"/jarvis_bench_mini_{os.getpid()}"  # unique: another bench on this host must not answer our goals
     bridge = start_bridge(ns, tmp / "mini_bridge.log")
     walls, scores = {}, {}
     try:
@@ -129,7 +129,7 @@ def bench_topics(tmp: Path, seconds: float) -> None:
 
     from tests.fakes.lego_tasks import stack_task
 
-    ns = "/jarvis_bench_topics"
+    ns = f"/jarvis_bench_topics_{os.getpid()}"  # unique: another bench on this host must not answer our goals
     bridge = start_bridge(ns, tmp / "topics_bridge.log", "--camera-hz", "30", "--wall-stamps")
     listener = Listener()
     try:
@@ -172,7 +172,7 @@ def bench_actions(tmp: Path, goals: int) -> None:
 
     from tests.fakes.lego_tasks import stack_task
 
-    ns = "/jarvis_bench_actions"
+    ns = f"/jarvis_bench_actions_{os.getpid()}"  # unique: another bench on this host must not answer our goals
     bridge = start_bridge(ns, tmp / "actions_bridge.log")
     listener = Listener()
     overheads: list[float] = []
