@@ -23,7 +23,15 @@ import numpy as np
 
 from jarvis_sim.backends.base import Backend, BackendError, CameraFrame, RobotState
 from jarvis_sim.backends.isaac import collision, kinematics
-from jarvis_sim.backends.isaac.clutch import GROUND, ClutchBook, Seat, engaged_studs, nearest_seat
+from jarvis_sim.backends.isaac.clutch import (
+    GROUND,
+    ClutchBook,
+    Seat,
+    engaged_studs,
+    nearest_seat,
+    relative_pose,
+    weld_broken,
+)
 from jarvis_sim.backends.isaac.config import IsaacConfig
 from jarvis_sim.backends.isaac.scene import BRICKS, ROBOT, SceneDescription, describe_scene
 from jarvis_sim.lego.world_state import BrickState, WorldState
@@ -78,8 +86,8 @@ class IsaacBackend(Backend):
     name = "isaac"
 
     def __init__(self, config: IsaacConfig | None = None, **overrides: Any):
-        self.config = (config or IsaacConfig()).model_copy(update=overrides) if overrides else (config or IsaacConfig())
-        IsaacConfig.model_validate(self.config.model_dump())  # overrides are checked like any config
+        # Overrides are validated like any config (unknown keys and bad values are errors, named).
+        self.config = IsaacConfig.model_validate({**(config or IsaacConfig()).model_dump(), **overrides})
         self._app = simulation_app(self.config)
         self.task: TaskSpec | None = None
         self._generated: TaskSpec | None = None
@@ -87,6 +95,7 @@ class IsaacBackend(Backend):
         self.scene: SceneDescription | None = None
         self.clutch = ClutchBook(self.config)
         self._joints: dict[frozenset[str], str] = {}
+        self._weld_poses: dict[frozenset[str], np.ndarray] = {}  # relative pose of each live weld when it formed
         self._t0 = 0.0
         self._ee_target: tuple[np.ndarray, np.ndarray] | None = None
         self._gripper_closed = False
@@ -100,7 +109,7 @@ class IsaacBackend(Backend):
     def load(self, task: TaskSpec, seed: int = 0) -> None:
         """Build the stage of the task's seeded scene, start physics and settle."""
         import isaacsim.core.experimental.utils.stage as stage_utils
-        from isaacsim.core.experimental.objects import Camera, Cube
+        from isaacsim.core.experimental.objects import Camera, Cube, DomeLight
         from isaacsim.core.experimental.prims import GeomPrim, RigidPrim
         from isaacsim.core.experimental.utils import app as app_utils
         from isaacsim.core.simulation_manager import SimulationManager
@@ -114,6 +123,7 @@ class IsaacBackend(Backend):
         app_utils.stop()
         stage_utils.create_new_stage()
         SimulationManager.setup_simulation(dt=self.config.physics_dt, device=self.config.device)
+        DomeLight("/World/Light").set_intensities([1000.0])  # soft, shadow-light: glare hides brick edges
         statics = [scene.table, *([scene.baseplate] if scene.baseplate else [])]
         for slab in statics:
             Cube(slab.prim_path, sizes=1.0, scales=[slab.size_m], positions=[slab.centre], colors=[slab.color_rgb])
@@ -138,7 +148,7 @@ class IsaacBackend(Backend):
             self._sensors[rig.name] = CameraSensor(f"/World/Cameras/{rig.name}", resolution=(rig.height, rig.width),
                                                    annotators=["rgb", "distance_to_image_plane",
                                                                "instance_id_segmentation"])
-        self._joints = {}
+        self._joints, self._weld_poses = {}, {}
         app_utils.play()
         self._robot.set_dof_positions([[*kinematics.PANDA_HOME, FINGER_OPEN_M, FINGER_OPEN_M]])
         self._robot.set_dof_position_targets([[*kinematics.PANDA_HOME, FINGER_OPEN_M, FINGER_OPEN_M]])
@@ -363,60 +373,69 @@ class IsaacBackend(Backend):
 
     # --- clutch ----------------------------------------------------------------------------------
     def _weld(self, upper: str, lower: str) -> None:
-        """A fixed joint holding two bricks (or a brick and the baseplate) where they are now."""
+        """A fixed joint holding two bricks (or a brick and the baseplate) where they are now: created on first
+        use, re-posed and re-enabled after (so a brick seated again elsewhere on the same support is not pulled
+        back to its old seat)."""
         import isaacsim.core.experimental.utils.stage as stage_utils
         from pxr import Gf, Sdf, UsdPhysics
 
         scene = self._loaded()
         key = frozenset((upper, lower))
-        if key in self._joints:
-            stage_utils.get_current_stage().GetPrimAtPath(self._joints[key]).GetAttribute(
-                "physics:jointEnabled").Set(True)
-            return
+        rel = self._relative(upper, lower)
+        self._weld_poses[key] = rel
         stage = stage_utils.get_current_stage()
-        path = f"/World/Clutch/{scene.brick(upper).prim_path.rsplit('/', 1)[-1]}__{lower}"
-        joint = UsdPhysics.FixedJoint.Define(stage, Sdf.Path(path))
-        up = scene.brick(upper)
-        centres, quats = self._brick_poses()
-        index = {b.id: i for i, b in enumerate(scene.bricks)}
-        i = index[upper]
-        joint.CreateBody0Rel().SetTargets([Sdf.Path(up.prim_path)])
-        if lower == GROUND:
-            assert scene.baseplate is not None
-            joint.CreateBody1Rel().SetTargets([Sdf.Path(scene.baseplate.prim_path)])
-            rel_p, rel_q = centres[i] - np.asarray(scene.baseplate.centre), quats[i]
-        else:
-            j = index[lower]
-            joint.CreateBody1Rel().SetTargets([Sdf.Path(scene.brick(lower).prim_path)])
-            r_low = kinematics.quat_to_matrix(quats[j])
-            rel_p = r_low.T @ (centres[i] - centres[j])
-            rel_q = kinematics.matrix_to_quat(r_low.T @ kinematics.quat_to_matrix(quats[i]))
-        # body0's frame is the joint frame; body1's local pose puts it where body0 is now.
+        if key not in self._joints:
+            path = f"/World/Clutch/{scene.brick(upper).prim_path.rsplit('/', 1)[-1]}__{lower}"
+            joint = UsdPhysics.FixedJoint.Define(stage, Sdf.Path(path))
+            joint.CreateBody0Rel().SetTargets([Sdf.Path(scene.brick(upper).prim_path)])
+            other = scene.baseplate.prim_path if lower == GROUND and scene.baseplate else scene.brick(lower).prim_path
+            joint.CreateBody1Rel().SetTargets([Sdf.Path(other)])
+            self._joints[key] = path
+        joint = UsdPhysics.FixedJoint(stage.GetPrimAtPath(self._joints[key]))
+        # The joint frame is body0's own frame; in body1's frame it sits at the upper body's present relative pose.
+        quat = kinematics.matrix_to_quat(rel[:3, :3])
         joint.CreateLocalPos0Attr().Set(Gf.Vec3f(0.0, 0.0, 0.0))
         joint.CreateLocalRot0Attr().Set(Gf.Quatf(1.0, 0.0, 0.0, 0.0))
-        joint.CreateLocalPos1Attr().Set(Gf.Vec3f(*(float(v) for v in rel_p)))
-        joint.CreateLocalRot1Attr().Set(Gf.Quatf(*(float(v) for v in rel_q)))
-        joint.CreateBreakForceAttr().Set(float(self.config.clutch_n_per_stud * max(1, self.clutch.studs.get(key, 1))))
-        self._joints[key] = path
+        joint.CreateLocalPos1Attr().Set(Gf.Vec3f(*(float(v) for v in rel[:3, 3])))
+        joint.CreateLocalRot1Attr().Set(Gf.Quatf(*(float(v) for v in quat)))
+        studs = max(1, self.clutch.studs.get(key, 1))
+        joint.CreateBreakForceAttr().Set(float(self.config.clutch_n_per_stud * studs))
+        joint.CreateJointEnabledAttr().Set(True)
+
+    def _body_pose(self, name: str) -> np.ndarray:
+        scene = self._loaded()
+        pose = np.eye(4)
+        if name == GROUND:
+            assert scene.baseplate is not None
+            pose[:3, 3] = scene.baseplate.centre
+            return pose
+        centres, quats = self._brick_poses()
+        i = next(k for k, b in enumerate(scene.bricks) if b.id == name)
+        pose[:3, :3], pose[:3, 3] = kinematics.quat_to_matrix(quats[i]), centres[i]
+        return pose
+
+    def _relative(self, upper: str, lower: str) -> np.ndarray:
+        return relative_pose(self._body_pose(upper), self._body_pose(lower))
 
     def _unweld(self, key: frozenset[str]) -> None:
         import isaacsim.core.experimental.utils.stage as stage_utils
 
+        self._weld_poses.pop(key, None)
         path = self._joints.get(key)
         if path is not None:
             stage_utils.get_current_stage().GetPrimAtPath(path).GetAttribute("physics:jointEnabled").Set(False)
 
     def _clutch_tick(self) -> None:
         """Seat pressed, captured bricks on what they rest on; drop joints PhysX broke under load."""
-        import isaacsim.core.experimental.utils.stage as stage_utils
 
         scene = self._loaded()
         assert self.task is not None
-        stage = stage_utils.get_current_stage()
-        for key, path in list(self._joints.items()):  # PhysX disables a joint past its break force
-            prim = stage.GetPrimAtPath(path)
-            if key in self.clutch.studs and not prim.GetAttribute("physics:jointEnabled").Get():
+        for key in [k for k in self.clutch.studs if k in self._weld_poses]:  # PhysX broke it past its break force
+            a, b = sorted(key)
+            upper, lower = (b, a) if a == GROUND else (a, b)
+            if weld_broken(self._weld_poses[key], self._relative(upper, lower)):
                 del self.clutch.studs[key]
+                self._unweld(key)
         forces = np.asarray(self._bricks.get_contact_force_matrix(dt=self.config.physics_dt).numpy())
         ws = self.world_state()
         held = self.held_brick()
@@ -425,13 +444,14 @@ class IsaacBackend(Backend):
         for i, state in enumerate(ws.bricks):
             if state.id == held:
                 continue
-            # contact_filter_paths: every brick, then the statics; a press is the downward push of the others on it
-            pushed = [k for k in range(forces.shape[1]) if forces[i, k, 2] > 0]
-            for k in pushed:
+            # Filters: every brick, then the table and the baseplate. A support pushes up on a brick pressed onto it
+            # with the press plus the brick's weight: the force on brick i from filter k, +z.
+            supports = [k for k in range(forces.shape[1]) if forces[i, k, 2] > 0]
+            for k in supports:
+                if k == len(scene.bricks):
+                    continue  # the table top: no studs
                 lower = scene.bricks[k].id if k < len(scene.bricks) else GROUND
-                if lower == GROUND and scene.baseplate is None:
-                    continue
-                if frozenset((state.id, lower)) in self.clutch.studs or not self.clutch.pressed(float(-forces[i, k, 2])):
+                if frozenset((state.id, lower)) in self.clutch.studs or not self.clutch.pressed(float(forces[i, k, 2])):
                     continue
                 if state.id not in seats:
                     seats[state.id] = nearest_seat(state.part, np.array(state.position), np.array(state.quaternion),

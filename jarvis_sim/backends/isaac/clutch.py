@@ -86,6 +86,24 @@ def engaged_studs(upper_part: str, upper: Seat, lower_part: str, lower: Seat) ->
     return len(cells(up.width, up.depth, upper) & cells(low.width, low.depth, lower))
 
 
+BROKEN_DRIFT_M = 0.001  # a weld whose bodies moved this far apart (or turned 1 deg) no longer holds: PhysX broke it
+
+
+def relative_pose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The 4x4 pose of body `a` in the frame of body `b` (both 4x4 world poses)."""
+    return np.linalg.inv(b) @ a
+
+
+def weld_broken(at_weld: np.ndarray, now: np.ndarray, drift_m: float = BROKEN_DRIFT_M) -> bool:
+    """Did the relative pose of two welded bodies move since the weld formed (the joint broke under load)?
+
+    PhysX breaks a joint past its break force without touching the USD attribute that enables it; the drift of the
+    relative pose is what the backend can observe every tick."""
+    moved = float(np.linalg.norm(now[:3, 3] - at_weld[:3, 3]))
+    turn = (np.trace(at_weld[:3, :3].T @ now[:3, :3]) - 1) / 2
+    return moved > drift_m or math.acos(max(-1.0, min(1.0, float(turn)))) > math.radians(1.0)
+
+
 @dataclass
 class ClutchBook:
     """Which connections exist now, how many studs each holds, and the decisions that change them."""

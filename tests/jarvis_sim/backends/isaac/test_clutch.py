@@ -69,3 +69,25 @@ def test_the_book_connects_breaks_and_detaches() -> None:
     saved = book.snapshot()
     assert sorted(book.detach("s0")) == [("ground", "s0"), ("s0", "s1")]
     assert book.connected_to("s1") == [] and saved[strong] == 4
+
+
+def test_a_weld_counts_as_broken_once_its_bodies_drift_apart() -> None:
+    from jarvis_sim.backends.isaac.clutch import relative_pose, weld_broken
+    from jarvis_sim.backends.isaac.kinematics import quat_to_matrix
+
+    lower, upper = np.eye(4), np.eye(4)
+    upper[:3, 3] = (0.016, 0.0, 0.0096)
+    at_weld = relative_pose(upper, lower)
+    shifted = upper.copy()
+    shifted[:3, 3] += (0.0003, 0.0, 0.0)  # a loaded weld gives a fraction of a millimetre
+    assert not weld_broken(at_weld, relative_pose(shifted, lower))
+    lifted = upper.copy()
+    lifted[:3, 3] += (0.0, 0.0, 0.003)  # pulled off its studs
+    assert weld_broken(at_weld, relative_pose(lifted, lower))
+    turned = upper.copy()
+    turned[:3, :3] = quat_to_matrix(np.array(yaw_quaternion(math.radians(3))))
+    assert weld_broken(at_weld, relative_pose(turned, lower))
+    moved_together = lower.copy(), upper.copy()  # the pair carried away together: still one body
+    for pose in moved_together:
+        pose[:3, 3] += (0.1, 0.05, 0.0)
+    assert not weld_broken(at_weld, relative_pose(moved_together[1], moved_together[0]))
