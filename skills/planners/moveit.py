@@ -16,6 +16,7 @@ collision query of the built-in planner does.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import threading
@@ -30,6 +31,7 @@ from jarvis_sim.quaternions import half_turn
 from skills.errors import PathBlocked, Unreachable
 from skills.motion import CartesianPlanner, MotionPlanner
 from skills.planners.joint_paths import collision_free_goal, follow_joint_path
+from skills.ros.spinning import SpinThread
 
 if TYPE_CHECKING:
     from skills.context import SkillContext
@@ -91,21 +93,26 @@ class _RosLink:
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self._clients: dict[tuple[str, str], Any] = {}
-        threading.Thread(target=self._spin, name="motion-planner-spin", daemon=True).start()
+        self.spinner = SpinThread(self.executor, name="motion-planner-spin")
 
     @classmethod
     def get(cls) -> _RosLink:
-        """The process's link, created on first use."""
+        """The process's link, created on first use and closed when the process exits."""
         with cls._lock:
             if cls._shared is None or not cls._shared.context.ok():
                 cls._shared = _RosLink()
+                atexit.register(cls._shared.close)
             return cls._shared
 
-    def _spin(self) -> None:
-        from rclpy.executors import ExternalShutdownException
+    def close(self) -> None:
+        """Stop spinning and leave the ROS graph (a DDS participant alive at interpreter exit aborts it)."""
+        import rclpy
 
-        with contextlib.suppress(ExternalShutdownException):
-            self.executor.spin()
+        self.spinner.stop()
+        if self.context.ok():
+            self.executor.shutdown(timeout_sec=1.0)
+            self.node.destroy_node()
+            rclpy.shutdown(context=self.context)
 
     def action_client(self, action_type: Any, name: str) -> Any:
         from rclpy.action import ActionClient
@@ -120,6 +127,10 @@ class _RosLink:
         if key not in self._clients:
             self._clients[key] = self.node.create_client(srv_type, name)
         return self._clients[key]
+
+    def send(self, fn: Any) -> Any:
+        """Send a request (`lambda: client.send_goal_async(goal)`) without racing the spinning thread."""
+        return self.spinner.call(fn)
 
     @staticmethod
     def wait(future: Any, timeout_s: float, what: str) -> Any:
@@ -205,10 +216,10 @@ class MoveItPlanner(MotionPlanner):
             goal = ma.MoveGroup.Goal(request=request)
             goal.planning_options.planning_scene_diff = scene
             goal.planning_options.plan_only = True
-            handle = link.wait(client.send_goal_async(goal), self.timeout_s, self.action)
+            handle = link.wait(link.send(lambda: client.send_goal_async(goal)), self.timeout_s, self.action)
             if not handle.accepted:
                 raise PathBlocked(f"the motion planner at {self.action} refused the request; pick another target.")
-            result = link.wait(handle.get_result_async(), self.timeout_s, self.action).result
+            result = link.wait(link.send(handle.get_result_async), self.timeout_s, self.action).result
             code, trajectory = int(result.error_code.val), result.planned_trajectory
         elif self.mode == "plan_kinematic_path":
             apply = link.service_client(ms.ApplyPlanningScene, self.scene_service)
@@ -216,11 +227,11 @@ class MoveItPlanner(MotionPlanner):
             for client, name in ((apply, self.scene_service), (plan, self.plan_service)):
                 if not client.wait_for_service(timeout_sec=self.connect_s):
                     raise PlannerUnavailable(f"no move_group service answers {name} within {self.connect_s:.0f} s")
-            applied = link.wait(apply.call_async(ms.ApplyPlanningScene.Request(scene=scene)), self.timeout_s,
-                                self.scene_service)
+            applied = link.wait(link.send(lambda: apply.call_async(ms.ApplyPlanningScene.Request(scene=scene))),
+                                self.timeout_s, self.scene_service)
             if not applied.success:
                 raise PlannerUnavailable(f"move_group did not apply the planning scene ({self.scene_service})")
-            response = link.wait(plan.call_async(ms.GetMotionPlan.Request(motion_plan_request=request)),
+            response = link.wait(link.send(lambda: plan.call_async(ms.GetMotionPlan.Request(motion_plan_request=request))),
                                  self.timeout_s, self.plan_service).motion_plan_response
             code, trajectory = int(response.error_code.val), response.trajectory
         else:

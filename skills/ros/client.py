@@ -18,7 +18,6 @@ bounds one call; JARVIS_ROS_CONNECT_S (default 30) how long to wait for the brid
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import threading
@@ -33,6 +32,7 @@ from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.provenance import PlannerInfo
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.ros import status
+from skills.ros.spinning import SpinThread
 
 TYPED_ACTIONS = ("pick", "place", "place_on", "put_down", "go_home")
 
@@ -86,8 +86,7 @@ class RosBackend(Backend):
         self._render = self.node.create_client(js.Render, f"{sim}/render")
         self._executor = SingleThreadedExecutor(context=self.context)
         self._executor.add_node(self.node)
-        self._spinner = threading.Thread(target=self._spin, name="ros-backend-spin", daemon=True)
-        self._spinner.start()
+        self._spinner = SpinThread(self._executor, name="ros-backend-spin")
         self._sim_time = 0.0
         # The motion planner the bridge's skills use, named with every load ("": the bridge's --planner), and the
         # description the bridge answered with (recorded in the episode).
@@ -107,12 +106,6 @@ class RosBackend(Backend):
                 self.close()
                 raise BridgeUnavailable(f"the bridge serves no {self.ns}/skills/{name} action")
 
-    def _spin(self) -> None:
-        from rclpy.executors import ExternalShutdownException
-
-        with contextlib.suppress(ExternalShutdownException):
-            self._executor.spin()
-
     # --- waiting on futures ----------------------------------------------------------------------
     def _wait(self, future: Any, what: str) -> Any:
         done = threading.Event()
@@ -122,7 +115,7 @@ class RosBackend(Backend):
         return future.result()
 
     def _service(self, client: Any, request: Any) -> Any:
-        return self._wait(client.call_async(request), client.srv_name)
+        return self._wait(self._spinner.call(lambda: client.call_async(request)), client.srv_name)
 
     # --- life cycle ------------------------------------------------------------------------------
     def load(self, task: TaskSpec, seed: int = 0) -> None:
@@ -144,6 +137,7 @@ class RosBackend(Backend):
     def close(self) -> None:
         """Leave the ROS graph (the bridge and its simulator keep running)."""
         if self.context.ok():
+            self._spinner.stop()
             self._executor.shutdown(timeout_sec=1.0)
             self.node.destroy_node()
             self._rclpy.shutdown(context=self.context)
@@ -199,10 +193,11 @@ class RosBackend(Backend):
         are then rendered through the privileged render service and saved by `image_sink` on this side."""
         goal = self._typed_goal(name, args, kwargs)
         if goal is not None:
-            gh = self._wait(self._actions[name].send_goal_async(goal), f"{self.ns}/skills/{name}")
+            action = self._actions[name]
+            gh = self._wait(self._spinner.call(lambda: action.send_goal_async(goal)), f"{self.ns}/skills/{name}")
             if not gh.accepted:
                 raise BridgeUnavailable(f"the bridge refused the {name} goal")
-            result = self._wait(gh.get_result_async(), f"{self.ns}/skills/{name}").result
+            result = self._wait(self._spinner.call(gh.get_result_async), f"{self.ns}/skills/{name}").result
         elif name == "observe" and not args and not kwargs:
             result = self._service(self._observe, self._js.Observe.Request())
         else:

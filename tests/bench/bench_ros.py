@@ -8,7 +8,6 @@ ROS part runs on its own ROS domain with discovery kept on the host and docker/f
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import statistics
@@ -18,6 +17,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the repo root, for tests.fakes
@@ -87,18 +87,18 @@ class Listener:
         from rclpy.context import Context
         from rclpy.executors import SingleThreadedExecutor
 
+        from skills.ros.spinning import SpinThread
+
         self.context = Context()
         rclpy.init(context=self.context)
         self.node = rclpy.create_node("bench_listener", context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
-        threading.Thread(target=self._spin, daemon=True).start()
+        self.spinner = SpinThread(self.executor, name="bench-listener")
 
-    def _spin(self) -> None:
-        from rclpy.executors import ExternalShutdownException
-
-        with contextlib.suppress(ExternalShutdownException):
-            self.executor.spin()
+    def send(self, fn: Any) -> Any:
+        """Send a request without racing the spinning thread (skills/ros/spinning.py)."""
+        return self.spinner.call(fn)
 
     def wait(self, future: object) -> object:
         done = threading.Event()
@@ -109,6 +109,7 @@ class Listener:
     def close(self) -> None:
         import rclpy
 
+        self.spinner.stop()
         self.executor.shutdown(timeout_sec=1.0)
         self.node.destroy_node()
         rclpy.shutdown(context=self.context)
@@ -119,7 +120,7 @@ def load(listener: Listener, ns: str, task_json: str) -> None:
 
     client = listener.node.create_client(LoadTask, f"{ns}/sim/load_task")
     client.wait_for_service(timeout_sec=60)
-    resp = listener.wait(client.call_async(LoadTask.Request(task_json=task_json, seed=0)))
+    resp = listener.wait(listener.send(lambda: client.call_async(LoadTask.Request(task_json=task_json, seed=0))))
     assert resp.ok, resp.message  # type: ignore[attr-defined]
 
 
@@ -182,8 +183,8 @@ def bench_actions(tmp: Path, goals: int) -> None:
         client.wait_for_server(timeout_sec=30)
         for _ in range(goals):
             t0 = time.perf_counter()
-            handle = listener.wait(client.send_goal_async(GoHome.Goal()))
-            result = listener.wait(handle.get_result_async()).result  # type: ignore[attr-defined]
+            handle = listener.wait(listener.send(lambda: client.send_goal_async(GoHome.Goal())))
+            result = listener.wait(listener.send(handle.get_result_async)).result  # type: ignore[attr-defined]
             rtt = time.perf_counter() - t0
             overheads.append((rtt - json.loads(result.record_json)["wall_s"]) * 1000)
     finally:
