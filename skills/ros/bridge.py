@@ -46,6 +46,7 @@ from skills.ros.trajectory import PANDA_ARM_JOINTS, PANDA_FINGER_JOINTS, Traject
 
 DEFAULT_NAMESPACE = "/jarvis"
 GRIPPER_DEFAULT_FORCE_N = 5.0
+RESULT_TIMEOUT_S = 30.0  # how long an action server keeps a finished goal for its client to fetch the result
 
 
 class ObservedBackend(Backend):
@@ -222,17 +223,20 @@ class BridgeNode:
             )
 
         skills = f"{self.ns}/skills"
+        # Finished goals are kept only RESULT_TIMEOUT_S (rclpy's default is 900 s): every status update publishes
+        # every goal the server still holds, so a long-lived bridge's round trips grew with the goals it had run.
+        keep = {"result_timeout": RESULT_TIMEOUT_S}
         self._servers = [
             ActionServer(n, ja.Pick, f"{skills}/pick", self._skill_executor("pick", ja.Pick, self._pick_args,
-                                                                          self._fill_pick)),
+                                                                          self._fill_pick), **keep),
             ActionServer(n, ja.Place, f"{skills}/place", self._skill_executor("place", ja.Place, self._place_args,
-                                                                            self._fill_place)),
+                                                                            self._fill_place), **keep),
             ActionServer(n, ja.PlaceOn, f"{skills}/place_on",
-                         self._skill_executor("place_on", ja.PlaceOn, self._place_on_args, self._fill_place)),
+                         self._skill_executor("place_on", ja.PlaceOn, self._place_on_args, self._fill_place), **keep),
             ActionServer(n, ja.PutDown, f"{skills}/put_down",
-                         self._skill_executor("put_down", ja.PutDown, lambda g: {}, self._fill_place)),
+                         self._skill_executor("put_down", ja.PutDown, lambda g: {}, self._fill_place), **keep),
             ActionServer(n, ja.GoHome, f"{skills}/go_home",
-                         self._skill_executor("go_home", ja.GoHome, lambda g: {}, lambda r, v: None)),
+                         self._skill_executor("go_home", ja.GoHome, lambda g: {}, lambda r, v: None), **keep),
         ]
         self._services = [
             n.create_service(js.Observe, f"{skills}/observe", self._observe),
@@ -248,10 +252,10 @@ class BridgeNode:
             self._FJT: Any = FollowJointTrajectory
             self._servers.append(ActionServer(
                 n, FollowJointTrajectory, "/panda_arm_controller/follow_joint_trajectory",
-                execute_callback=self._follow_joint_trajectory, goal_callback=self._check_trajectory))
+                execute_callback=self._follow_joint_trajectory, goal_callback=self._check_trajectory, **keep))
             self._servers.append(ActionServer(n, GripperCommand, "/panda_hand_controller/gripper_cmd",
                                               execute_callback=self._gripper_command,
-                                              goal_callback=self._scene_loaded))
+                                              goal_callback=self._scene_loaded, **keep))
         except ImportError:
             n.get_logger().warning("control_msgs is not installed: no trajectory or gripper controllers")
         self._timer = n.create_timer(self._js_period, self._on_timer)
