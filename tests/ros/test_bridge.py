@@ -4,7 +4,6 @@ ros2_control-style controllers MoveIt executes through."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import threading
@@ -15,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from skills.ros.spinning import SpinThread
 from tests.fakes.lego_tasks import stack_task
 from tests.ros.bridge_process import BridgeProcess
 
@@ -37,14 +37,8 @@ class Client:
         self.node = rclpy.create_node("external_test_client", context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
-
-    def _spin(self) -> None:
-        from rclpy.executors import ExternalShutdownException
-
-        with contextlib.suppress(ExternalShutdownException):
-            self.executor.spin()
+        # rclpy's ActionClient races a spinning thread on fast responses (skills/ros/spinning.py): send under its lock.
+        self.spinner = SpinThread(self.executor, name="external-test-client")
 
     @staticmethod
     def wait(future: Any, timeout: float = 180.0) -> Any:
@@ -56,7 +50,7 @@ class Client:
     def call(self, srv_type: Any, name: str, request: Any) -> Any:
         client = self.node.create_client(srv_type, name)
         assert client.wait_for_service(timeout_sec=30), f"no service {name}"
-        return self.wait(client.call_async(request))
+        return self.wait(self.spinner.call(lambda: client.call_async(request)))
 
     def goal(self, action_type: Any, name: str, goal: Any, feedback: list[Any] | None = None) -> tuple[bool, Any]:
         from rclpy.action import ActionClient
@@ -64,10 +58,10 @@ class Client:
         client = ActionClient(self.node, action_type, name)
         assert client.wait_for_server(timeout_sec=30), f"no action {name}"
         cb: Callable[[Any], None] | None = (lambda m: feedback.append(m.feedback)) if feedback is not None else None
-        handle = self.wait(client.send_goal_async(goal, feedback_callback=cb))
+        handle = self.wait(self.spinner.call(lambda: client.send_goal_async(goal, feedback_callback=cb)))
         if not handle.accepted:
             return False, None
-        return True, self.wait(handle.get_result_async()).result
+        return True, self.wait(self.spinner.call(handle.get_result_async)).result
 
     def collect(self, msg_type: Any, topic: str, seconds: float, qos: int = 100) -> list[Any]:
         got: list[Any] = []
@@ -79,6 +73,7 @@ class Client:
     def close(self) -> None:
         import rclpy
 
+        self.spinner.stop()
         self.executor.shutdown(timeout_sec=1.0)
         self.node.destroy_node()
         rclpy.shutdown(context=self.context)
