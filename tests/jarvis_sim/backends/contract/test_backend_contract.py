@@ -359,3 +359,21 @@ def test_perturbations_move_bricks_or_are_refused(backend: Backend, case: Backen
     assert float(np.linalg.norm(knocked[:2] - after[:2])) > 0.002  # an impulse moves a loose brick
     backend.drop_held()  # nothing held: a no-op, not an error
     assert backend.held_brick() is None
+
+
+# --- the observation path -------------------------------------------------------------------------------------
+def test_the_gymnasium_observation_holds_no_ground_truth(case: BackendCase, task: TaskSpec,
+                                                          request: pytest.FixtureRequest) -> None:
+    """What an agent observes through the environment is images and proprioception, never brick poses or ids."""
+    if not case.drives_arm:
+        pytest.skip("the ros backend's agent-facing path is the bridge's skills (tests/ros), not a Gymnasium env")
+    from jarvis_sim.env import LegoAssemblyEnv
+
+    env = LegoAssemblyEnv(task, backend=request.getfixturevalue("fresh"))
+    obs, info = env.reset(seed=0)
+    assert set(obs) == {"rgb", "depth", "joint_positions", "joint_velocities", "gripper_width", "ee_pose", "sim_time"}
+    assert obs["rgb"].dtype == np.uint8 and obs["rgb"].ndim == 3
+    ids = [b.id for b in task.initial] + [a.id for a in task.action_bricks]
+    text = repr({k: v for k, v in info.items() if k != "task"})
+    assert not any(i in text for i in ids) and "target" not in str(info.get("task", ""))
+    assert len(env.ground_truth().bricks) == len(ids)  # the explicit oracle accessor is the only way in
