@@ -27,6 +27,7 @@ from agent.episode import EpisodeJob, now_iso, question_record
 from agent.progress import EpisodeProgress
 from agent.server.db import EpisodeRow
 from agent.server.queue import EpisodeQueue
+from agent.server.routes.tasks import workspace_mm
 from agent.server.settings import ServerSettings
 from agent.server.workers import store_record
 from evaluator.records import EpisodeRecord
@@ -119,6 +120,9 @@ class InteractiveSessions:
             finally:
                 with self._lock:
                     self._opening -= 1
+            # The calibration GET /v1/tasks/{id} and the built-in agents' prompt give: placing by world
+            # coordinates needs the lattice corner.
+            first["task"]["workspace"] = workspace_mm(task.workspace)
             first["programs_url"] = f"/v1/episodes/{row.id}/programs"
             first["finish_url"] = f"/v1/episodes/{row.id}/finish"
         with self._lock:

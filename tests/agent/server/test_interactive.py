@@ -28,6 +28,8 @@ def test_interactive_assembly_programs_then_finish_then_expiry(tmp_path: Path, q
         first = r.json()
         eid, view = first["id"], first["interactive"]
         assert not [k for k in view["task"] if "target" in k]  # the public view only
+        assert view["task"]["workspace"] == client.get(f"/v1/tasks/{task_id}").json()["workspace"]
+        assert view["task"]["workspace"]["lattice_origin_mm"] == [round(c * 1000, 3) for c in task.workspace.lattice_origin]
         assert view["api"] and view["manual_images"] and view["observation"]
         assert client.get(view["observation"]).headers["content-type"] == "image/png"
         sessions = client.app.state.interactive  # type: ignore[attr-defined]
