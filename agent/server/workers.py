@@ -85,14 +85,14 @@ def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: st
     def beat() -> None:
         # The lease is renewed every heartbeat_s and the progress written with it; a change brings the next
         # write forward, but never closer than PROGRESS_EVERY_S to the last (a program calling skills in a
-        # loop must not flood the database).
-        while not stop.is_set():
+        # loop must not flood the database). An episode shorter than that writes nothing until it is stored.
+        while not stop.wait(min(PROGRESS_EVERY_S, heartbeat_s)):
+            changed.wait(heartbeat_s)
+            if stop.is_set():
+                return
             changed.clear()
             if not queue.heartbeat(claim.episode_id, worker_id, progress.snapshot()):
                 return
-            if stop.wait(min(PROGRESS_EVERY_S, heartbeat_s)):
-                return
-            changed.wait(heartbeat_s)
 
     beater = threading.Thread(target=beat, daemon=True)
     beater.start()

@@ -56,10 +56,18 @@ def episode_public(row: EpisodeRow) -> EpisodePublic:
         finished_at=row.finished_at,
         error=row.error,
         scores=json.loads(row.scores) if row.scores else None,
-        # A queued row may hold an earlier attempt's progress (its worker was lost): it starts afresh.
-        progress={"phase": "queued"} if row.status == "queued" else json.loads(row.progress) if row.progress else None,
+        progress=_progress(row),
         links=links,
     )
+
+
+def _progress(row: EpisodeRow) -> dict[str, Any] | None:
+    """The row's progress; a queued row starts afresh (it may hold a lost attempt's), a just-claimed one is starting."""
+    if row.status == "queued":
+        return {"phase": "queued"}
+    if row.progress:
+        return json.loads(row.progress)  # type: ignore[no-any-return]
+    return {"phase": "starting"} if row.status == "running" else None
 
 
 # Agent options naming server files or secrets: a REST caller could otherwise read the server's files
