@@ -39,6 +39,17 @@ def box_pleat_grid(n: int) -> CreasePattern:
     return cp
 
 
+def hypar(rings: int) -> CreasePattern:
+    """A pleated hyperbolic paraboloid (concentric squares and both diagonals), the base of Lang's Hyperbolic Limit."""
+    segs: list[tuple[Point, Point]] = [((0.0, 0.0), (1.0, 1.0)), ((0.0, 1.0), (1.0, 0.0))]
+    for k in range(1, rings):
+        a, b = 0.5 - 0.5 * k / rings, 0.5 + 0.5 * k / rings
+        segs += [((a, a), (b, a)), ((b, a), (b, b)), ((b, b), (a, b)), ((a, b), (a, a))]
+    cp = assign_by_layers(segs, f"hypar-{rings}", {"kind": "hypar"})
+    assert cp is not None
+    return cp
+
+
 def origami_simulator_export(cp: CreasePattern, size: float = 2.5, turn_deg: float = 45.0) -> dict[str, Any]:
     """The pattern as Origami Simulator exports it: centred, scaled, turned, in the XZ plane, float32 numbers."""
     data = json.loads(dumps(cp))
@@ -82,6 +93,8 @@ Variant = Callable[[CreasePattern], dict[str, Any]]
         (lambda: box_pleat_grid(3), lambda cp: decimals_export(cp, 4), True),
         # A Miura-ori written to 4 decimals (TreeMaker style): the same false Kawasaki flags.
         (lambda: miura_ori(6, 6, 0.25), lambda cp: decimals_export(cp, 4), True),
+        # A 7-ring hypar written to 5 decimals (Lang's Hyperbolic Limit style): a false layer-order conflict.
+        (lambda: hypar(7), lambda cp: decimals_export(cp, 5), True),
         # ORIPA's 400-unit sheet with 3 decimals: a false layer-order conflict as written.
         (lambda: miura_ori(4, 6, 0.2), lambda cp: decimals_export(cp, 3, 400.0), True),
         # An 8x8 map fold turned 30 degrees in float32: unmerged near-duplicate images inflate the layer problem
@@ -89,7 +102,7 @@ Variant = Callable[[CreasePattern], dict[str, Any]]
         pytest.param(lambda: accordion_grid(8), lambda cp: origami_simulator_export(cp, 1.0, 30.0), True,
                      marks=pytest.mark.slow),
     ],
-    ids=["box-pleat-float32-xz", "box-pleat-4-decimals", "miura-4-decimals", "oripa-400-3-decimals",
+    ids=["box-pleat-float32-xz", "box-pleat-4-decimals", "miura-4-decimals", "hypar-5-decimals", "oripa-400-3-decimals",
          "map-fold-float32-turned"],
 )
 def test_real_tool_exports_of_foldable_patterns_are_foldable(make: Callable[[], CreasePattern], export: Variant,
