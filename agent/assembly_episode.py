@@ -15,10 +15,12 @@ import numpy as np
 
 from agent.episode import EpisodeError, EpisodeJob, now_iso
 from agent.placements import PlacementWatch
+from agent.progress import report
 from agent.sandbox import Sandbox, SandboxLimits, SandboxResult, SkillServer
 from evaluator.episode import score_episode
 from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timings, TokenAccount
 from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.provenance import PlannerInfo
 from jarvis_sim.provenance import collect as collect_provenance
 from jarvis_sim.tasks.spec import TaskSpec
@@ -41,6 +43,9 @@ class AssemblyEpisode:
         self.job, self.task, self.backend, self.dir = job, task, backend, episode_dir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.started, self.t0 = now_iso(), time.perf_counter()
+        self.progress = job.progress
+        report(self.progress, "loading", rounds_total=job.budget.rounds, steps_total=len(task.manual_steps),
+               steps_done=0)
         motion: MotionPlanner | None = None
         remote: Any = backend if hasattr(backend, "invoke_skill") else None  # skills/ros/client.py: RosBackend
         if remote is not None:  # the skills run next to a remote simulator, with the planner named here
@@ -71,6 +76,7 @@ class AssemblyEpisode:
         self._images = 0
         self._captured = 0
         self.finished: EpisodeRecord | None = None
+        report(self.progress, "thinking", round=1, sim_time_s=0.0)
 
     # --- what the agent sees ---------------------------------------------------------------------
     def _save_image(self, kind: str, image: np.ndarray) -> str:
@@ -131,10 +137,13 @@ class AssemblyEpisode:
 
         def on_call(call: SkillCallRecord) -> None:
             watch.on_call(call)
+            if self.progress is not None:
+                self.progress.skill_called()
             if previous is not None:
                 previous(call)
 
         self.ctx.on_call = on_call
+        report(self.progress, "executing", round=len(self.rounds) + 1)
         # A program gets its own wall limit, but never more than what is left of the episode's.
         budget = self.job.budget
         left = budget.wall_s - (t0 - self.t0)
@@ -157,12 +166,24 @@ class AssemblyEpisode:
         self.tokens.input += tokens_in
         self.tokens.output += tokens_out
         self.tokens.cost_usd += cost_usd
+        self._round_done(record)
         return record
+
+    def _round_done(self, record: RoundRecord) -> None:
+        """Report a finished round: rounds and (where tracked) manual steps done, back to the agent's turn."""
+        if self.progress is None:
+            return
+        fields: dict[str, Any] = {"rounds_done": len(self.rounds), "round": len(self.rounds) + 1,
+                                  "sim_time_s": round(self.backend.sim_time_s - self.sim_start, 3)}
+        if self.progress.track_steps and record.final_state is not None:
+            fields["steps_done"] = steps_done(self.task, record.final_state, fields["sim_time_s"])
+        self.progress.phase("thinking", **fields)
 
     def record_round(self, record: RoundRecord) -> None:
         """Keep a round that ran no program (an answer without code)."""
         record.index = len(self.rounds)
         self.rounds.append(record)
+        report(self.progress, "thinking", rounds_done=len(self.rounds), round=len(self.rounds) + 1)
 
     def run_program_public(self, code: str) -> dict[str, Any]:
         """Run a program for an external agent; returns feedback and the new observation's URL path."""
@@ -184,6 +205,7 @@ class AssemblyEpisode:
         """Score the final ground truth and build the record (idempotent)."""
         if self.finished is not None:
             return self.finished
+        report(self.progress, "scoring")
         state = self.backend.world_state()
         elapsed = self.backend.sim_time_s - self.sim_start
         record = EpisodeRecord(
@@ -203,6 +225,14 @@ class AssemblyEpisode:
         """Free the sandbox (the backend belongs to the worker and is reused)."""
         if self._own_sandbox:
             self.sandbox.close()
+
+
+def steps_done(task: TaskSpec, state: WorldState, elapsed_s: float) -> int:
+    """Manual steps whose every brick the evaluator finds complete and valid in `state`."""
+    from evaluator.assembly import score_assembly
+
+    ok = {b.target_id for b in score_assembly(task, state, elapsed_s).bricks if b.complete and b.valid}
+    return sum(all(i in ok for i in step.brick_ids) for step in task.manual_steps)
 
 
 def feedback_text(result: SandboxResult, calls: list[SkillCallRecord]) -> str:

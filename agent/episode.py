@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 import traceback
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 from agent.agents import make_agent
 from agent.agents.base import AnswerTurn, QuestionAgent
 from agent.config import AgentConfig, Budget
+from agent.progress import EpisodeProgress, report
 from evaluator.episode import question_scores
 from evaluator.records import EpisodeRecord, RoundRecord, Timings, TokenAccount
 from jarvis_sim.provenance import collect as collect_provenance
@@ -40,6 +41,8 @@ class EpisodeJob:
     episode_id: str = ""
     suite: str | None = None
     task: dict[str, Any] | None = None  # a user's TaskSpec (JSON) travelling with the job; None: load by id
+    # Where the episode reports what it has done so far (the server's worker reads it); never serialised.
+    progress: EpisodeProgress | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.episode_id:
@@ -85,7 +88,9 @@ def run_question_episode(job: EpisodeJob, item: QuestionItem, family: QuestionFa
     agent = make_agent(job.agent)
     if not isinstance(agent, QuestionAgent):
         raise EpisodeError(f"agent {job.agent.name!r} cannot answer question items ({item.family})")
+    report(job.progress, "answering", rounds_total=1)
     turn = agent.answer_question(item, family)
+    report(job.progress, "scoring", rounds_done=1)
     return question_record(job, item, turn, started, time.perf_counter() - t0)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from agent.agents.base import AnswerTurn
 from agent.episode import EpisodeError, EpisodeJob, now_iso
 from agent.observation import camera_calibration, capture, descriptor_table
+from agent.progress import report
 from agent.prompts import Prompt, image_marker, load_template
 from evaluator.episode import score_episode
 from evaluator.records import EpisodeRecord, RoundRecord, Timings, TokenAccount
@@ -137,8 +138,11 @@ def run_planning_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
     started, t0 = now_iso(), time.perf_counter()
     backend = runtime.backend() if runtime is not None else make_backend("mujoco")
     try:
+        report(job.progress, "loading", rounds_total=1)
         episode = PlanningEpisode(job, task, backend, episode_dir)
+        report(job.progress, "answering")
         turn = agent.plan_assembly(episode)
+        report(job.progress, "scoring", rounds_done=1)
         return episode.record(turn, started, time.perf_counter() - t0)
     finally:
         if runtime is None:

@@ -16,12 +16,18 @@ from jarvis_sim.lego.ldraw import ImportOptions, LDrawError, LDrawModel, read_ld
 UNSUPPORTED_HELP = ("what to do with a part the catalog and $LDRAWDIR lack: fail, skip it, or substitute the catalog "
                     "part of the same footprint (each skip and substitution is reported)")
 MAP_COLOUR_HELP = "replace an LDraw colour code before the checks, e.g. 115=27 (repeatable)"
+UNSUPPORTED_HELP += "; skip and substitute also skip parts the stud grid cannot hold (tilted, off the grid)"
+UNBUILDABLE_HELP = ("what to do with bricks no order can build from above (e.g. resting only on skipped parts): "
+                    "fail, or drop them (each drop is reported)")
 
 
-def import_options(unsupported: str, map_colour: list[str] | None, check_buildable: bool = True) -> ImportOptions:
+def import_options(unsupported: str, map_colour: list[str] | None, check_buildable: bool = True,
+                   unbuildable: str = "fail") -> ImportOptions:
     """ImportOptions from CLI values; a malformed value is a typer.BadParameter naming it."""
     if unsupported not in ("fail", "skip", "substitute"):
         raise typer.BadParameter(f"--unsupported must be fail, skip or substitute, not {unsupported!r}")
+    if unbuildable not in ("fail", "drop"):
+        raise typer.BadParameter(f"--unbuildable must be fail or drop, not {unbuildable!r}")
     mapping: dict[int, int] = {}
     for item in map_colour or []:
         src, sep, dst = item.partition("=")
@@ -32,7 +38,7 @@ def import_options(unsupported: str, map_colour: list[str] | None, check_buildab
         except ValueError:
             raise typer.BadParameter(f"--map-colour {item!r}: expected CODE=CODE, e.g. 115=27") from None
     return ImportOptions(unsupported=unsupported, colour_map=mapping,  # type: ignore[arg-type]
-                         check_buildable=check_buildable)
+                         check_buildable=check_buildable, unbuildable=unbuildable)  # type: ignore[arg-type]
 
 
 def echo_notes(model: LDrawModel) -> None:
@@ -72,10 +78,11 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(..., "--out", help="Assembly JSON to write"),
         unsupported: str = typer.Option("fail", "--unsupported", help=UNSUPPORTED_HELP),
         map_colour: list[str] = typer.Option(None, "--map-colour", help=MAP_COLOUR_HELP),
+        unbuildable: str = typer.Option("fail", "--unbuildable", help=UNBUILDABLE_HELP),
     ) -> None:
         """Convert an LDraw model to lattice assembly JSON."""
         try:
-            model = import_ldraw(file, out, import_options(unsupported, map_colour))
+            model = import_ldraw(file, out, import_options(unsupported, map_colour, unbuildable=unbuildable))
         except (LDrawError, FileNotFoundError) as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2) from None

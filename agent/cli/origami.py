@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -14,15 +15,34 @@ from jarvis_sim.origami.foldability import CheckLimits, check
 from jarvis_sim.origami.library import ASSETS, DEFAULT_SEED
 
 
-def check_file(path: Path, limits: CheckLimits | None = None, progress: bool = False) -> dict[str, object]:
-    """The verifier's verdict on a .fold file as a JSON-ready dict (undecided past the limits)."""
+def parse_precision(text: str) -> float | None:
+    """--precision: 'auto' (None: what the file's digits imply), 'exact' (0) or a coordinate noise in file units."""
+    if text == "auto":
+        return None
+    if text == "exact":
+        return 0.0
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise typer.BadParameter(f"{text!r}: expected 'auto', 'exact' or a coordinate noise >= 0 in the file's units")
+    return value
+
+
+def check_file(path: Path, limits: CheckLimits | None = None, progress: bool = False,
+               noise: float | None = None) -> dict[str, object]:
+    """The verifier's verdict on a .fold file as a JSON-ready dict (undecided past the limits).
+
+    `noise`: the coordinates' uncertainty (None: estimated from the file's digits; 0: exact).
+    """
     cp = read_fold(path)
     out: dict[str, object] = {"file": str(path), "creases": cp.crease_count}
 
     def say(line: str) -> None:
         sys.stderr.write(f"{path.name}: {line}\n")
 
-    out.update(check(cp, limits=limits, progress=say if progress else None).to_json())
+    out.update(check(cp, limits=limits, progress=say if progress else None, noise=noise).to_json())
     return out
 
 
@@ -56,13 +76,19 @@ def register(app: typer.Typer) -> None:
         max_clauses: int = typer.Option(CheckLimits.max_clauses, "--max-clauses", min=1000,
                                         help="largest layer problem attempted; past it: undecided"),
         progress: bool = typer.Option(False, "--progress", help="print each stage of a long check to stderr"),
+        precision: str = typer.Option(
+            "auto", "--precision", metavar="auto|exact|NOISE",
+            help="how exact the coordinates are: 'auto' reads it from the file's digits (float32, N decimals, N "
+                 "significant digits), 'exact' checks them as written, or a noise in the file's units; a pattern "
+                 "that fails as written is checked again with tolerances widened to that noise"),
     ) -> None:
         """Print the verdict as JSON: foldable, violated rules with vertex and crease indices.
 
         Exit status: 0 decided, 2 malformed file, 3 undecided (a limit was reached; the JSON says which).
         """
         try:
-            verdict = check_file(file, CheckLimits(max_clauses=max_clauses, time_s=time_limit), progress)
+            verdict = check_file(file, CheckLimits(max_clauses=max_clauses, time_s=time_limit), progress,
+                                 parse_precision(precision))
         except FoldFormatError as exc:
             sys.stdout.write(json.dumps({"file": str(file), "foldable": False, "error": str(exc)}) + "\n")
             raise typer.Exit(2) from None

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from agent.cli.ldraw import MAP_COLOUR_HELP, UNSUPPORTED_HELP, import_options
+from agent.cli.ldraw import MAP_COLOUR_HELP, UNBUILDABLE_HELP, UNSUPPORTED_HELP, import_options
 
 
 def build_pool_with_report(n_assemblies: int, seed: int, out: Path, workers: int = 2, progress: bool = True) -> dict[str, Any]:
@@ -113,13 +113,14 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", help="Seed of the staging layout"),
         unsupported: str = typer.Option("fail", "--unsupported", help=UNSUPPORTED_HELP),
         map_colour: list[str] = typer.Option(None, "--map-colour", help=MAP_COLOUR_HELP),
+        unbuildable: str = typer.Option("fail", "--unbuildable", help=UNBUILDABLE_HELP),
     ) -> None:
         """Turn your own LDraw model into tasks (run them with `jarvis run --tasks-file` or `episode --task-file`)."""
         from jarvis_sim.lego.assembly import AssemblyError
         from jarvis_sim.lego.ldraw import LDrawError
 
         try:
-            summary = tasks_from_ldraw(model, out, seed, import_options(unsupported, map_colour))
+            summary = tasks_from_ldraw(model, out, seed, import_options(unsupported, map_colour, unbuildable=unbuildable))
         except (LDrawError, AssemblyError, FileNotFoundError) as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2) from None

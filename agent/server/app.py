@@ -16,6 +16,7 @@ from sqlalchemy.exc import OperationalError
 
 from agent.dashboard.routes import router as dashboard_router
 from agent.llm.errors import ModelStringError
+from agent.server import docs
 from agent.server.db import make_engine, migrate
 from agent.server.gate import RequestGate
 from agent.server.interactive import InteractiveSessions
@@ -72,6 +73,8 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
         version=API_VERSION,
         description="Episodes of manual-guided LEGO assembly (Franka Panda), VSP and GamiBench, over REST.",
         lifespan=lifespan,
+        docs_url=None,  # served by agent.server.docs from packaged assets instead of a CDN
+        redoc_url=None,
     )
     migrate(settings.resolved_db_url)
     engine = make_engine(settings.resolved_db_url)
@@ -120,6 +123,7 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
 
     for module in (health, tasks, episodes, runs, user_tasks):
         app.include_router(module.router)
+    docs.mount(app)
     app.add_middleware(RequestGate, settings=settings)  # type: ignore[arg-type]
     app.include_router(dashboard_router)  # the HTML dashboard at /, over the same queue and run directories
     return app

@@ -3,7 +3,8 @@
 An unauthenticated request is answered 401 from its headers alone: its body is never read, so a
 100 MB upload without a token costs the server nothing but the headers. An authenticated request's
 body is read up to `max_body_bytes` (a Content-Length above that is a 413 at once; a chunked body is
-cut off at the limit) and handed to the application from memory. Only liveness (/healthz) is public.
+cut off at the limit) and handed to the application from memory. Only liveness (/healthz) and static
+assets (the dashboard's, and the API docs' Swagger UI and ReDoc bundles) are public.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from agent.dashboard import session as dashboard
+from agent.server import docs
 from agent.server.auth import Unauthorized, identify
 from agent.server.settings import ServerSettings
 
@@ -37,16 +39,17 @@ class RequestGate:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         path = scope.get("path", "")
-        if path not in PUBLIC_PATHS and not dashboard.is_public(path):
-            # A browser on the dashboard presents its token in the sign-in cookie instead of a header; the
-            # REST API never takes the cookie (a cross-site form must not be able to act as the user).
+        if path not in PUBLIC_PATHS and not dashboard.is_public(path) and not docs.is_public(path):
+            # A browser on the dashboard or the API docs presents its token in the sign-in cookie instead of
+            # a header; the REST API never takes the cookie (a cross-site form must not be able to act as the
+            # user). The docs' schema is a read-only GET, so the cookie may read it.
             authorization = headers.get("authorization", "")
-            if not authorization and dashboard.is_page(path):
+            if not authorization and (dashboard.is_page(path) or docs.takes_cookie(path, scope.get("method", ""))):
                 authorization = dashboard.cookie_authorization(headers.get("cookie", ""))
             try:
                 scope.setdefault("state", {})["token_id"] = identify(self.settings, authorization)
             except Unauthorized as exc:
-                if dashboard.is_page(path) and scope.get("method") == "GET":
+                if (dashboard.is_page(path) or path in docs.PAGES) and scope.get("method") == "GET":
                     await _answer(send, 303, "sign in", {"location": dashboard.LOGIN_PATH})
                     return
                 await _answer(send, 401, str(exc), {"www-authenticate": "Bearer"})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 import time
 import uuid
@@ -23,8 +24,10 @@ from fastapi import HTTPException
 from agent.agents.base import AnswerTurn
 from agent.config import AgentConfig, Budget
 from agent.episode import EpisodeJob, now_iso, question_record
+from agent.progress import EpisodeProgress
 from agent.server.db import EpisodeRow
 from agent.server.queue import EpisodeQueue
+from agent.server.routes.tasks import workspace_mm
 from agent.server.settings import ServerSettings
 from agent.server.workers import store_record
 from evaluator.records import EpisodeRecord
@@ -73,11 +76,13 @@ class InteractiveSessions:
 
     # --- opening ---------------------------------------------------------------------------------
     def open(self, row: EpisodeRow, task: TaskSpec | QuestionItem, agent: AgentConfig, budget: Budget) -> dict[str, Any]:
-        """Reserve what the episode needs; returns what the agent sees first.
+        """Reserve what the episode needs; returns what the agent sees first. Called before the row is stored.
 
-        Raises HTTPException 503 when every interactive simulator is taken (nothing is reserved then).
+        Raises HTTPException 503 when every interactive simulator is taken (nothing is reserved then); on
+        any failure nothing is left behind (no session, no episode directory), so the caller stores nothing.
         """
-        job = EpisodeJob(task_id=row.task_id, agent=agent, budget=budget, episode_id=row.id)
+        progress = EpisodeProgress(1 if isinstance(task, QuestionItem) else budget.rounds, track_steps=False)
+        job = EpisodeJob(task_id=row.task_id, agent=agent, budget=budget, episode_id=row.id, progress=progress)
         now = time.time()
         session = Session(row.id, job, task, now_iso(), time.perf_counter(), now)
         base = f"/v1/tasks/{row.task_id}"
@@ -87,6 +92,7 @@ class InteractiveSessions:
                 "images": [f"{base}/images/{k}.png" for k in range(len(task.images))],
                 "answer_url": f"/v1/episodes/{row.id}/answer",
             }
+            progress.phase("answering")
         else:
             with self._lock:  # count and reserve in one step, so concurrent opens cannot overshoot
                 if self.simulators_in_use_locked() + self._opening >= self.settings.max_interactive:
@@ -109,15 +115,31 @@ class InteractiveSessions:
                     self.sessions.pop(row.id, None)
                 if session.thread is not None:
                     session.thread.shutdown(wait=False)
+                shutil.rmtree(self._episode_dir(row.id), ignore_errors=True)
                 raise
             finally:
                 with self._lock:
                     self._opening -= 1
+            # The calibration GET /v1/tasks/{id} and the built-in agents' prompt give: placing by world
+            # coordinates needs the lattice corner.
+            first["task"]["workspace"] = workspace_mm(task.workspace)
             first["programs_url"] = f"/v1/episodes/{row.id}/programs"
             first["finish_url"] = f"/v1/episodes/{row.id}/finish"
         with self._lock:
             self.sessions[row.id] = session
         return first
+
+    def discard(self, episode_id: str) -> None:
+        """Undo an `open` whose episode could not be stored: free its simulator and remove its files."""
+        self.close(episode_id)
+        shutil.rmtree(self._episode_dir(episode_id), ignore_errors=True)
+
+    def progress(self, episode_id: str) -> dict[str, Any] | None:
+        """The progress of a session this process holds (None when it holds none)."""
+        with self._lock:
+            session = self.sessions.get(episode_id)
+        progress = session.job.progress if session is not None else None
+        return progress.snapshot() if progress is not None else None
 
     def _episode_dir(self, episode_id: str) -> Any:
         return self.settings.data_dir / "episodes" / episode_id
@@ -155,7 +177,16 @@ class InteractiveSessions:
             raise HTTPException(409, f"episode {row.id} is a question item: post an answer")
         with session.lock:
             self._check_budget(session)
-            result: dict[str, Any] = session.on_thread(session.assembly.run_program_public, code)
+            progress = session.job.progress
+            assert progress is not None
+            progress.phase("executing", round=len(session.assembly.episode.rounds) + 1)
+            self.queue.interactive_progress(row.id, progress.snapshot())
+            try:
+                result: dict[str, Any] = session.on_thread(session.assembly.run_program_public, code)
+            finally:
+                if progress.snapshot()["phase"] == "executing":  # the program did not come back: say so
+                    progress.phase("thinking")
+                self.queue.interactive_progress(row.id, progress.snapshot())
         return result
 
     @staticmethod
@@ -197,8 +228,13 @@ class InteractiveSessions:
             raise HTTPException(507, f"episode {episode_id} is scored but its record cannot be stored "
                                 f"({exc.strerror or exc}); the result is kept: send the same request again "
                                 "once the server has room") from None
+        progress = session.job.progress
+        if progress is not None:
+            progress.phase("finished")
+        snapshot = progress.snapshot() if progress is not None else None
         try:
-            if not self.queue.finish_interactive(episode_id, record.status, record.scores, rel, record.error):
+            if not self.queue.finish_interactive(episode_id, record.status, record.scores, rel, record.error,
+                                                 snapshot):
                 raise HTTPException(409, f"episode {episode_id} was already closed (cancelled or expired)")
         finally:
             session.pending = None

@@ -127,15 +127,27 @@ class EpisodeQueue:
         with self._write_lock, self.session() as s, s.begin():
             if token_id is not None and (limit is not None or total_limit is not None):
                 self._lock_token(s, token_id)
-                if limit is not None:
-                    active = self._active(s, token_id, runs_too=False)
-                    if active + len(rows) > limit:
-                        raise QuotaExceeded("episode", active, len(rows), limit)
-                if total_limit is not None:
-                    active = self._active(s, token_id, runs_too=True)
-                    if active + len(rows) > total_limit:
-                        raise QuotaExceeded("episode (runs included)", active, len(rows), total_limit)
+                self._check_quota(s, token_id, len(rows), limit, total_limit)
             s.add_all(rows)
+
+    def check_quota(self, token_id: str, n: int, limit: int | None, total_limit: int | None) -> None:
+        """Raise QuotaExceeded now if n more episodes would pass the token's limits (a read: not binding).
+
+        For work that is costly to prepare before it is stored (an interactive simulator): a caller over
+        its quota is refused before anything starts; `submit` still checks atomically when it stores.
+        """
+        with self.session() as s:
+            self._check_quota(s, token_id, n, limit, total_limit)
+
+    def _check_quota(self, s: Session, token_id: str, n: int, limit: int | None, total_limit: int | None) -> None:
+        if limit is not None:
+            active = self._active(s, token_id, runs_too=False)
+            if active + n > limit:
+                raise QuotaExceeded("episode", active, n, limit)
+        if total_limit is not None:
+            active = self._active(s, token_id, runs_too=True)
+            if active + n > total_limit:
+                raise QuotaExceeded("episode (runs included)", active, n, total_limit)
 
     def submit_run(self, run: RunRow, rows: Sequence[EpisodeRow], max_runs: int | None = None,
                    total_limit: int | None = None) -> None:
@@ -307,17 +319,33 @@ class EpisodeQueue:
             )
 
     def finish_interactive(
-        self, episode_id: str, status: str, scores: dict[str, float] | None, record_path: str | None, error: str | None
+        self, episode_id: str, status: str, scores: dict[str, float] | None, record_path: str | None, error: str | None,
+        progress: dict[str, Any] | None = None,
     ) -> bool:
         """Close an interactive episode once; False when it was already closed (a result is never rewritten)."""
+        values: dict[str, Any] = {"status": status, "scores": json.dumps(scores) if scores is not None else None,
+                                  "record_path": record_path, "error": error, "finished_at": time.time(),
+                                  "lease_owner": None, "lease_expires_at": None}
+        if progress is not None:
+            values["progress"] = json.dumps(progress)
         with self._write_lock, self.engine.begin() as conn:
             return (
                 conn.execute(
                     update(EpisodeRow)
                     .where(EpisodeRow.id == episode_id, EpisodeRow.status == "interactive")
-                    .values(status=status, scores=json.dumps(scores) if scores is not None else None,
-                            record_path=record_path, error=error, finished_at=time.time(), lease_owner=None,
-                            lease_expires_at=None)
+                    .values(**values)
+                ).rowcount
+                == 1
+            )
+
+    def interactive_progress(self, episode_id: str, progress: dict[str, Any]) -> bool:
+        """Record an open interactive episode's progress; False once it is closed."""
+        with self._write_lock, self.engine.begin() as conn:
+            return (
+                conn.execute(
+                    update(EpisodeRow)
+                    .where(EpisodeRow.id == episode_id, EpisodeRow.status == "interactive")
+                    .values(progress=json.dumps(progress))
                 ).rowcount
                 == 1
             )

@@ -24,6 +24,7 @@ from typing import Any
 
 from agent.config import AgentConfig, Budget
 from agent.episode import EpisodeJob
+from agent.progress import EpisodeProgress
 from agent.run_store import RunDirectory
 from agent.server.db import EpisodeRow, make_engine
 from agent.server.queue import Claim, EpisodeQueue
@@ -33,6 +34,7 @@ from evaluator.records import EpisodeRecord
 log = logging.getLogger(__name__)
 
 MAX_IDLE_S = 0.5  # longest idle wait between claims when no submission wakes the worker
+PROGRESS_EVERY_S = 0.5  # shortest interval between two progress writes of one episode
 
 
 def episode_root(data_dir: Path, run_id: str | None) -> Path:
@@ -67,18 +69,29 @@ def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: st
     from agent.server.user_tasks import user_task
 
     own = user_task(data_dir, claim.task_id)  # a task a token registered: it travels with the job
+    budget = Budget.model_validate(claim.budget)
+    changed = threading.Event()
+    progress = EpisodeProgress(budget.rounds, on_change=changed.set)
     job = EpisodeJob(
         task_id=claim.task_id,
         agent=AgentConfig.model_validate(claim.agent),
-        budget=Budget.model_validate(claim.budget),
+        budget=budget,
         episode_id=claim.episode_id,
         task=None if own is None else own.model_dump(mode="json"),
+        progress=progress,
     )
     stop = threading.Event()
 
     def beat() -> None:
-        while not stop.wait(heartbeat_s):
-            if not queue.heartbeat(claim.episode_id, worker_id):
+        # The lease is renewed every heartbeat_s and the progress written with it; a change brings the next
+        # write forward, but never closer than PROGRESS_EVERY_S to the last (a program calling skills in a
+        # loop must not flood the database). An episode shorter than that writes nothing until it is stored.
+        while not stop.wait(min(PROGRESS_EVERY_S, heartbeat_s)):
+            changed.wait(heartbeat_s)
+            if stop.is_set():
+                return
+            changed.clear()
+            if not queue.heartbeat(claim.episode_id, worker_id, progress.snapshot()):
                 return
 
     beater = threading.Thread(target=beat, daemon=True)
@@ -87,8 +100,10 @@ def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: st
         record = runtime.run(job, episode_root(data_dir, claim.run_id))
     finally:
         stop.set()
+        changed.set()
         beater.join()
-    if not queue.heartbeat(claim.episode_id, worker_id):
+    progress.phase("finished")
+    if not queue.heartbeat(claim.episode_id, worker_id, progress.snapshot()):
         log.warning("worker %s: lost the lease on %s before storing it; result dropped", worker_id, claim.episode_id)
         return False
     try:

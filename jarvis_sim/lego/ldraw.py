@@ -48,6 +48,7 @@ _M = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=np.int64)  # columns: la
 _PART_TITLE = re.compile(r"^\s*(brick|plate|tile)\s+(\d+)\s*x\s*(\d+)(?!\s*x)", re.IGNORECASE)
 
 Unsupported = Literal["fail", "skip", "substitute"]
+Unbuildable = Literal["fail", "drop"]
 
 # Common shapes the catalog lacks but whose footprint and height match a catalog part: used by
 # `substitute` when no library title is at hand (the names are the LDraw library's).
@@ -90,9 +91,14 @@ _YAWS = [_yaw_matrix(k) for k in range(4)]
 class ImportOptions:
     """How to treat what the lattice or the catalog cannot hold."""
 
-    unsupported: Unsupported = "fail"  # a part the catalog (and the library) lacks
+    # A part the catalog (and the library) lacks. skip and substitute also skip a placement the lattice cannot
+    # hold (a part tilted, mirrored or off the stud grid: SNOT work, jumper offsets), as real models have them.
+    unsupported: Unsupported = "fail"
     colour_map: dict[int, int] = field(default_factory=dict)  # LDraw code -> code, applied before the checks
     check_buildable: bool = True  # raise when no build order places every brick from above
+    # drop: leave out (reported) the bricks no build order can place from above, e.g. those resting only on
+    # skipped parts, instead of refusing the model.
+    unbuildable: Unbuildable = "fail"
 
 
 @dataclass(frozen=True)
@@ -100,7 +106,7 @@ class ImportNote:
     """One thing the importer did that the user should know: a skip, a substitution, a reorder."""
 
     where: str
-    action: Literal["skipped", "substituted", "colour_mapped", "reordered"]
+    action: Literal["skipped", "substituted", "colour_mapped", "reordered", "dropped"]
     detail: str
 
     def __str__(self) -> str:
@@ -402,6 +408,11 @@ def parse_ldraw(text: str, file: str = "<string>", base_dir: Path | None = None,
     bricks_refs = [r for r in run.refs if PARTS[r.part].kind != "baseplate"]
     if not bricks_refs:
         raise LDrawError(file, 1, "no bricks in the model" + (" (every part was skipped)" if run.notes else ""))
+    lenient = opts.unsupported != "fail"
+    if lenient:  # the grid is set by the first part the lattice can hold
+        bricks_refs = [r for r in bricks_refs if _placeable(r, run.notes)]
+        if not bricks_refs:
+            raise LDrawError(file, 1, "no bricks in the model the lattice can hold (every part was skipped)")
     anchor = baseplates[0] if baseplates else bricks_refs[0]
     offset = _grid_offset(anchor)
     if baseplates:
@@ -410,11 +421,19 @@ def parse_ldraw(text: str, file: str = "<string>", base_dir: Path | None = None,
         level0 = max(float(r.pos[1]) + PARTS[r.part].height * 8 for r in bricks_refs)  # lowest bottom
     bricks: list[LatticeBrick] = []
     origin: dict[str, _Ref] = {}
-    for i, r in enumerate(bricks_refs):
-        x, y, z, yaw = _to_lattice(r, level0, offset, anchor)
-        bid = f"b{i:03d}"
+    for r in bricks_refs:
+        try:
+            x, y, z, yaw = _to_lattice(r, level0, offset, anchor)
+        except LDrawError as exc:
+            if not lenient:
+                raise
+            run.notes.append(ImportNote(r.where, "skipped", f"{r.part} ({PARTS[r.part].name}): {exc.reason}"))
+            continue
+        bid = f"b{len(bricks):03d}"
         bricks.append(LatticeBrick(id=bid, part=r.part, color=r.color, x=x, y=y, z=z, yaw=yaw))
         origin[bid] = r
+    if not bricks:
+        raise LDrawError(file, 1, "no bricks in the model lie on its stud grid (every part was skipped)")
     assembly = Assembly(bricks, baseplate=bool(baseplates), name=Path(file).stem)
     for o in assembly.overlaps():
         a, b = origin[o.a], origin[o.b]
@@ -422,22 +441,47 @@ def parse_ldraw(text: str, file: str = "<string>", base_dir: Path | None = None,
     step_of = {bid: r.step for bid, r in origin.items()}
     notes = list(run.notes)
     if opts.check_buildable:
-        assembly = _buildable_order(assembly, step_of, origin, notes)
+        assembly = _buildable_order(assembly, step_of, origin, notes, drop=opts.unbuildable == "drop")
     steps = [[b.id for b in grp] for _, grp in itertools.groupby(assembly.bricks, key=lambda b: step_of[b.id])]
-    return LDrawModel(assembly, steps, notes, {bid: r.where for bid, r in origin.items()})
+    return LDrawModel(assembly, steps, notes, {b.id: origin[b.id].where for b in assembly.bricks})
+
+
+def _placeable(ref: _Ref, notes: list[ImportNote]) -> bool:
+    """Whether a part stands upright in a quarter turn (else a 'skipped' note says why)."""
+    try:
+        _orientation(ref)
+    except LDrawError as exc:
+        notes.append(ImportNote(ref.where, "skipped", f"{ref.part} ({PARTS[ref.part].name}): {exc.reason}"))
+        return False
+    return True
 
 
 def _buildable_order(assembly: Assembly, step_of: dict[str, int], origin: dict[str, _Ref],
-                     notes: list[ImportNote]) -> Assembly:
-    """The file's order when it builds from above; else level by level (steps kept); else LDrawError."""
+                     notes: list[ImportNote], drop: bool = False) -> Assembly:
+    """The file's order when it builds from above; else level by level (steps kept); else LDrawError.
+
+    With `drop`, bricks no order can place are left out one at a time (each with a note), lowest
+    first, so a brick resting only on a dropped one is dropped in its turn.
+    """
     errors = assembly.buildability_errors()
     if not errors:
         return assembly
     order = sorted(assembly.bricks, key=lambda b: (b.z, step_of[b.id], assembly.index[b.id]))
     by_level = Assembly(order, assembly.baseplate, assembly.name)
     late = by_level.buildability_errors()
+    while late and drop:
+        gone = late[0].brick_id
+        if gone is None or len(order) == 1:
+            break
+        notes.append(ImportNote(origin[gone].where, "dropped", f"{origin[gone].part} "
+                                f"({PARTS[origin[gone].part].name}): not buildable from above ({late[0]})"))
+        order = [b for b in order if b.id != gone]
+        by_level = Assembly(order, assembly.baseplate, assembly.name)
+        late = by_level.buildability_errors()
     if late:
         raise _brick_error(late[0], origin)
+    if len(order) < len(assembly.bricks):
+        return by_level  # the notes name what was dropped; what is left builds level by level
     first = errors[0]
     notes.append(ImportNote(origin[first.brick_id or order[0].id].where, "reordered",
                             f"the file's order cannot be built from above ({first}); bricks are built level by "

@@ -50,6 +50,10 @@ class CreasePattern:
     name: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     face_orders: tuple[tuple[int, int, int], ...] = ()
+    # How far each stored coordinate may be from the one its author meant (file units), and why: the
+    # checker widens its tolerances to this (see precision_of). 0: exact (patterns built in memory).
+    coordinate_noise: float = 0.0
+    noise_source: str = "exact"
 
     @property
     def crease_count(self) -> int:
@@ -141,6 +145,7 @@ def from_fold(data: Any) -> CreasePattern:
             raise FoldFormatError("vertices_coords", i, f"expected [x, y] numbers, got {_show(c)}")
         points[i, : len(c)] = [float(x) for x in c]
     verts = _flat_coordinates(points, data.get("faces_vertices"))
+    noise, noise_source = precision_of([float(x) for c in coords for x in c])
     nv = len(verts)
     raw_edges = _list_field(data, "edges_vertices")
     edges: list[tuple[int, int]] = []
@@ -192,7 +197,51 @@ def from_fold(data: Any) -> CreasePattern:
     meta = data.get("jarvis:meta", {})
     name = str(data.get("file_title") or data.get("frame_title") or "")
     return CreasePattern(verts, tuple(edges), tuple(assignments), tuple(angles), tuple(faces), name,
-                         meta if isinstance(meta, dict) else {}, tuple(orders))
+                         meta if isinstance(meta, dict) else {}, tuple(orders), noise, noise_source)
+
+
+FLOAT32_ULPS = 4  # a tool computing in float32 (Origami Simulator, three.js) is off by a few ulps, not half of one
+DYADIC = 4096  # k / 4096 is exact in binary and in every decimal writer that shows it: it says nothing of rounding
+
+
+def precision_of(values: list[float]) -> tuple[float, str]:
+    """The coordinate uncertainty a file's numbers imply (file units) and its source, in words.
+
+    Writers round in one of four ways, and the numbers show which: float32 values printed in full
+    (0.30000001192092896: each survives a float32 round trip and needs more than 9 digits), a fixed
+    number of decimals (most values show exactly D of them), a fixed number of significant digits
+    (most show exactly S), or float64's shortest repr (exact to ~1e-16). Values that are short binary
+    fractions (0.5, 0.125, 3.0: grid points) are exact in every writer and are left out; a file of
+    nothing else is exact.
+    """
+    rounded = [abs(v) for v in values if math.isfinite(v) and (v * DYADIC) % 1.0 != 0.0]
+    if not rounded:
+        return 0.0, "exact (grid) coordinates"
+    top = max(rounded)
+    forms = [_written_digits(v) for v in rounded]
+    sig = max(f[0] for f in forms)
+    if sig > 9 and all(float(np.float32(v)) == v for v in rounded[:100_000]):
+        return FLOAT32_ULPS * top * 2.0**-24, f"float32 coordinates (+-{FLOAT32_ULPS} ulp)"
+    if sig >= 16:
+        return 0.5 * 10.0 ** (math.floor(math.log10(top)) - sig + 1), "float64 coordinates"
+    decimals = max(f[1] for f in forms)
+    at_decimals = sum(f[1] == decimals for f in forms)
+    at_sig = sum(f[0] == sig for f in forms)
+    if at_decimals >= at_sig:
+        return 0.5 * 10.0**-decimals, f"{decimals} decimals"
+    # Significant digits: the rounding is coarsest at the largest value written to S digits.
+    largest = max(v for v, f in zip(rounded, forms, strict=True) if f[0] == sig)
+    return 0.5 * 10.0 ** (math.floor(math.log10(largest)) - sig + 1), f"{sig} significant digits"
+
+
+def _written_digits(v: float) -> tuple[int, int]:
+    """Significant digits and decimals in the shortest repr of v (0.00125 -> (3, 5), 120.5 -> (4, 1))."""
+    text = repr(abs(v))
+    mantissa, _, exp = text.partition("e")
+    whole, _, frac = mantissa.partition(".")
+    frac = frac.rstrip("0")
+    sig = len((whole + frac).strip("0")) or 1
+    return sig, max(0, len(frac) - int(exp or 0))
 
 
 _REPR = reprlib.Repr()

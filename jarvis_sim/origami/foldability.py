@@ -19,7 +19,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,17 @@ from jarvis_sim.origami.fold_format import CREASES, CreasePattern
 from jarvis_sim.origami.planar import arrange, faces_ccw, polygon_area
 
 ANGLE_TOL = 1e-6  # radians
-FOLDED_TOL = 1e-7
+FOLDED_TOL = 1e-7  # lengths in the folded plane, for a sheet of unit size with exact coordinates
+# A segment of length L whose ends are each off by up to d points up to 2*sqrt(2)*d/L radians astray.
+ANGLE_NOISE_PER_LENGTH = 3.0
+# Folded images of one point, reached by reflecting across creases known to +-d, agree to about
+# FOLD_NOISE_FACTOR * d / L_min (the shortest edge sets the worst crease direction) on a unit sheet.
+FOLD_NOISE_FACTOR = 4.0
+# Going round a cycle of faces sums the direction errors of every crease on it: the placement of a face
+# reached two ways may disagree by a few merge tolerances before that means a Kawasaki failure.
+CLOSURE_FACTOR = 4.0
+# Past this fraction of the shortest edge the merge tolerance would join distinct points: undecided.
+MAX_FOLD_TOL_OF_EDGE = 1.0 / 4.0
 
 
 @dataclass(frozen=True)
@@ -147,6 +157,8 @@ class Verdict:
     stats: dict[str, int] = field(default_factory=dict)
     decided: bool = True  # False: a limit stopped the check; `foldable` is then False and means "unknown"
     undecided_reason: str = ""
+    tolerance: dict[str, Any] = field(default_factory=dict)  # the coordinate noise assumed and what it implied
+    as_written: list[str] = field(default_factory=list)  # rules broken at exact tolerances, when it was widened
 
     @property
     def rules(self) -> list[str]:
@@ -164,6 +176,8 @@ class Verdict:
             "violated_rules": self.rules,
             "violations": [v.to_json() for v in self.violations],
             "stats": self.stats,
+            **({"tolerance": self.tolerance} if self.tolerance else {}),
+            **({"violated_as_written": self.as_written} if self.as_written else {}),
         }
 
 
@@ -171,8 +185,13 @@ def _boundary_vertices(cp: CreasePattern) -> set[int]:
     return {v for e, a in zip(cp.edges, cp.assignments, strict=True) if a in ("B", "C") for v in e}
 
 
-def local_violations(cp: CreasePattern) -> list[Violation]:
-    """Maekawa, Kawasaki and big-little-big at every interior vertex."""
+def local_violations(cp: CreasePattern, noise: float = 0.0) -> list[Violation]:
+    """Maekawa, Kawasaki and big-little-big at every interior vertex.
+
+    `noise` is the coordinate uncertainty (in cp's units): a crease of length L may then point up to
+    about 3 noise / L radians off the direction its author meant, and every angle comparison at a
+    vertex allows the sum of its creases' share (never less than the exact-arithmetic ANGLE_TOL).
+    """
     out: list[Violation] = []
     boundary = _boundary_vertices(cp)
     incident: dict[int, list[int]] = {}
@@ -189,6 +208,8 @@ def local_violations(cp: CreasePattern) -> list[Violation]:
         order = np.argsort(ang, kind="stable")
         es = [es[k] for k in order]
         ang = ang[order]
+        # How far off each crease's direction may be, given the coordinates' uncertainty.
+        slack = (ANGLE_NOISE_PER_LENGTH * noise / A.norm(dirs[order])).tolist() if noise > 0 else [0.0] * len(es)
         sectors = np.diff(np.concatenate([ang, [ang[0] + 2 * math.pi]]))
         kinds = [cp.assignments[e] for e in es]
         n_m, n_v = kinds.count("M"), kinds.count("V")
@@ -199,15 +220,21 @@ def local_violations(cp: CreasePattern) -> list[Violation]:
             out.append(Violation("kawasaki", f"vertex {v}: odd number of creases ({len(es)})", (v,), tuple(es)))
         else:
             alt = A.fsum(sectors[0::2]) - A.fsum(sectors[1::2])
-            if abs(alt) > ANGLE_TOL * len(es):
-                out.append(Violation("kawasaki", f"vertex {v}: alternating angle sums differ by {math.degrees(alt):.4f} deg",
-                                     (v,), tuple(es)))
+            # Each direction enters the alternating sum twice (it bounds two sectors).
+            tol = max(ANGLE_TOL * len(es), 2.0 * math.fsum(slack))
+            if abs(alt) > tol:
+                why = f" (the file's precision allows {math.degrees(tol):.4f})" if tol > ANGLE_TOL * len(es) else ""
+                out.append(Violation("kawasaki", f"vertex {v}: alternating angle sums differ by {math.degrees(alt):.4f} "
+                                                 f"deg{why}", (v,), tuple(es)))
         k = len(es)
         if k >= 4 and "U" not in kinds:
             for i in range(k):
                 prev, cur, nxt = sectors[i - 1], sectors[i], sectors[(i + 1) % k]
+                # Sector i lies between creases i and i+1; comparing it with a neighbour moves three directions.
+                s_prev = max(ANGLE_TOL, slack[i - 1] + 2 * slack[i] + slack[(i + 1) % k])
+                s_next = max(ANGLE_TOL, slack[i] + 2 * slack[(i + 1) % k] + slack[(i + 2) % k])
                 # A sector strictly smaller than both neighbours must be bounded by one M and one V crease.
-                if cur < prev - ANGLE_TOL and cur < nxt - ANGLE_TOL and kinds[i] == kinds[(i + 1) % k]:
+                if cur < prev - s_prev and cur < nxt - s_next and kinds[i] == kinds[(i + 1) % k]:
                     out.append(Violation(
                         "big-little-big",
                         f"vertex {v}: smallest local sector {math.degrees(cur):.2f} deg bounded by two {kinds[i]} creases",
@@ -216,21 +243,97 @@ def local_violations(cp: CreasePattern) -> list[Violation]:
 
 
 def check(cp: CreasePattern, global_check: bool = True, limits: CheckLimits | None = None,
-          progress: Callable[[str], None] | None = None) -> Verdict:
+          progress: Callable[[str], None] | None = None, noise: float | None = None) -> Verdict:
     """Verify a crease pattern; the global layer-order check runs only when the local rules hold.
 
     `limits` bound the global check (default CheckLimits()); `progress` receives a line per stage.
+    `noise` is the coordinates' uncertainty in the file's units (default: what the file's numbers
+    imply, cp.coordinate_noise; 0: check them as exact). A pattern is first checked as written; only
+    when that fails is it checked again with every tolerance widened to the noise, so rounding by
+    the tool that wrote the file cannot make a foldable design read as unfoldable, and an exact file
+    keeps its exact verdict (a short decimal such as 0.45 may be exact or rounded: the digits alone
+    cannot tell).
     """
     if any(a in ("C", "J") for a in cp.assignments):
         v = Violation("unsupported", "cut (C) and join (J) edges are not supported by the layer solver")
         return Verdict(False, [v], False, False)
-    local = local_violations(cp)
+    given = cp.coordinate_noise if noise is None else float(noise)
+    if not (math.isfinite(given) and given >= 0):
+        raise ValueError(f"coordinate noise must be a finite number >= 0, got {given!r}")
+    source = cp.noise_source if noise is None else "given"
+    sheet, origin, scale = _unit_sheet(cp)
+    as_written = _check_sheet(sheet, 0.0, global_check, limits, progress)
+    # Unfoldable as written, or undecided by size (unmerged near-duplicates of noisy points inflate the
+    # problem): check again within the file's precision. A time limit would only be spent twice.
+    if as_written.foldable or given == 0 or as_written.undecided_reason.startswith("time limit"):
+        verdict = as_written
+    else:
+        if progress is not None:
+            written = ", ".join(as_written.rules) if as_written.decided else "undecided"
+            progress(f"not foldable as written ({written}); checking again within the file's precision "
+                     f"(+-{given:.3g}, {source})")
+        verdict = _check_sheet(sheet, given / scale, global_check, limits, progress)
+        verdict.as_written = as_written.rules if as_written.decided else ["undecided"]
+        if not verdict.decided and not verdict.undecided_reason.startswith("time limit"):
+            written = ", ".join(as_written.rules) if as_written.decided else as_written.undecided_reason
+            verdict.undecided_reason = (f"not foldable as written ({written}), but the coordinates are only known to "
+                                        f"+-{given:.3g} ({source}): {verdict.undecided_reason}")
+    tol = _tolerances(sheet, given / scale) if verdict is not as_written else FOLDED_TOL
+    verdict.tolerance = {"coordinate_noise": given, "noise_source": source, "fold_tolerance": tol * scale,
+                         "widened": verdict is not as_written}
+    if verdict.state is not None and (scale != 1.0 or origin.any()):
+        verdict.state.transforms = [_from_unit_sheet(m, origin, scale) for m in verdict.state.transforms]
+    return verdict
+
+
+def _check_sheet(sheet: CreasePattern, unit_noise: float, global_check: bool, limits: CheckLimits | None,
+                 progress: Callable[[str], None] | None) -> Verdict:
+    """check() on a unit sheet whose coordinates are known to +-unit_noise."""
+    local = local_violations(sheet, unit_noise)
     if local or not global_check:
         return Verdict(not local, local, not local, False)
+    tolerance = _tolerances(sheet, unit_noise)
+    shortest = _shortest_edge(sheet)
+    if tolerance > MAX_FOLD_TOL_OF_EDGE * shortest:
+        return Verdict(False, [], True, False, decided=False, undecided_reason=(
+            f"too coarse to place the folded faces of a pattern whose shortest edge is {shortest:.3g} of the sheet "
+            "(give a smaller noise to check it as written)"))
     try:
-        return solve_layers(cp, limits, progress)
+        return solve_layers(sheet, limits, progress, tolerance)
     except _Undecided as exc:
         return Verdict(False, [], True, False, decided=False, undecided_reason=str(exc))
+
+
+def _unit_sheet(cp: CreasePattern) -> tuple[CreasePattern, NDArray[np.float64], float]:
+    """cp moved and scaled so its bounding box starts at 0 and its larger side is 1 (tolerances are for that).
+
+    A pattern already on the unit square comes back as it is, bit for bit.
+    """
+    if len(cp.vertices) == 0:
+        return cp, np.zeros(2), 1.0
+    origin = cp.vertices.min(axis=0)
+    scale = float(np.ptp(cp.vertices, axis=0).max()) or 1.0
+    if scale == 1.0 and not origin.any():
+        return cp, origin, scale
+    return replace(cp, vertices=(cp.vertices - origin) / scale), origin, scale
+
+
+def _from_unit_sheet(m: NDArray[np.float64], origin: NDArray[np.float64], scale: float) -> NDArray[np.float64]:
+    """A face's 2x3 map on the unit sheet as the same map in the file's coordinates: x -> s m((x - o) / s) + o."""
+    lin = m[:, :2]
+    return np.hstack([lin, (scale * m[:, 2] + origin - A.linear(lin, origin))[:, None]])
+
+
+def _shortest_edge(cp: CreasePattern) -> float:
+    e = np.array(cp.edges).reshape(-1, 2)
+    return float(A.norm(cp.vertices[e[:, 1]] - cp.vertices[e[:, 0]]).min()) if len(e) else 1.0
+
+
+def _tolerances(sheet: CreasePattern, unit_noise: float) -> float:
+    """The merge tolerance in the folded plane of a unit sheet whose coordinates are known to +-unit_noise."""
+    if unit_noise <= 0:
+        return FOLDED_TOL
+    return max(FOLDED_TOL, FOLD_NOISE_FACTOR * unit_noise / _shortest_edge(sheet))
 
 
 def _fold_faces(cp: CreasePattern) -> tuple[list[tuple[int, ...]], dict[tuple[int, int], int]]:
@@ -256,8 +359,8 @@ def _compose(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float
     return A.compose(a, b)
 
 
-def folded_state(cp: CreasePattern) -> tuple[FoldedState, list[Violation], dict[int, tuple[int, int]]]:
-    """Place faces by reflecting across creases from face 0; inconsistent cycles are violations."""
+def folded_state(cp: CreasePattern, atol: float = 1e-6) -> tuple[FoldedState, list[Violation], dict[int, tuple[int, int]]]:
+    """Place faces by reflecting across creases from face 0; cycles that disagree by more than atol are violations."""
     faces, edge_id = _fold_faces(cp)
     face_edges: list[tuple[int, ...]] = []
     sides: dict[int, list[int]] = {}
@@ -294,7 +397,7 @@ def folded_state(cp: CreasePattern) -> tuple[FoldedState, list[Violation], dict[
         a, b = cp.edges[e]
         pa, pb = A.apply(done[f], cp.vertices[a]), A.apply(done[f], cp.vertices[b])
         expect = _compose(_reflection(pa, pb), done[f])
-        if not np.allclose(expect, done[g], atol=1e-6):
+        if not np.allclose(expect, done[g], atol=atol):
             problems.append(Violation("kawasaki-global", f"crease {e}: faces {f} and {g} do not meet after folding",
                                       tuple(cp.edges[e]), (e,)))
     flipped = [A.det(t) < 0 for t in done]
@@ -343,14 +446,18 @@ _SELECTOR_BASE = 1 << 40
 
 
 def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
-                 progress: Callable[[str], None] | None = None) -> Verdict:
+                 progress: Callable[[str], None] | None = None, tol: float = FOLDED_TOL) -> Verdict:
     """Global flat-foldability: find a layer order or report the creases whose constraints conflict.
 
-    Raises _Undecided past `limits` (check() turns that into an undecided verdict).
+    `tol` is the distance at which two points of the folded plane are one (FOLDED_TOL for exact
+    coordinates on a unit sheet; check() widens it to the file's precision). Raises _Undecided past
+    `limits` (check() turns that into an undecided verdict).
     """
     clock = _Clock(limits or CheckLimits(), progress)
-    clock.say(f"placing {len(cp.edges)} edges' faces in the folded state")
-    state, problems, crease_faces = folded_state(cp)
+    noisy = tol > FOLDED_TOL
+    clock.say(f"placing {len(cp.edges)} edges' faces in the folded state"
+              + (f" (merging points closer than {tol:.2g} of the sheet)" if noisy else ""))
+    state, problems, crease_faces = folded_state(cp, atol=max(1e-6, CLOSURE_FACTOR * tol))
     if problems:
         return Verdict(False, problems, True, True, None)
     n_faces = len(state.faces)
@@ -371,16 +478,18 @@ def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
                 lst.append(e)
     keys = list(seg_of)
     clock.say(f"overlaying {n_faces} folded faces ({len(keys)} distinct edge images)")
-    arr = arrange(np.array(keys, dtype=float).reshape(-1, 2, 2), tol=FOLDED_TOL)
+    arr = arrange(np.array(keys, dtype=float).reshape(-1, 2, 2), tol=tol, parallel_tol=tol if noisy else None)
     cells = faces_ccw(arr.vertices, arr.edges)
-    samples = np.array([_interior_point(arr.vertices[c]) for c in cells]).reshape(-1, 2)
+    samples = np.array([_interior_point(arr.vertices[c], 4 * tol if noisy else 0.0) for c in cells]).reshape(-1, 2)
     mids = np.array([(arr.vertices[a] + arr.vertices[b]) / 2 for a, b in arr.edges]).reshape(-1, 2)
     cell_faces: list[list[int]] = [[] for _ in cells]
     mid_inside: list[list[int]] = [[] for _ in arr.edges]
     for f, p in enumerate(polys):
         for ci in np.nonzero(_inside_convex(p, samples, 0.0))[0].tolist():
             cell_faces[ci].append(f)
-        for ki in np.nonzero(_inside_convex(p, mids, 1e-6))[0].tolist():
+        # A crease image counts as inside a face (a tortilla) only clearly so: on a noisy sheet, edges lying on
+        # the face's boundary stray about one tolerance; any wider margin would miss real taco-tortilla pairs.
+        for ki in np.nonzero(_inside_convex(p, mids, max(1e-6, 2 * tol)))[0].tolist():
             mid_inside[ki].append(f)
     # Size the problem before building it: pairs and triples of faces sharing a cell.
     unique_sets = {tuple(sorted(fs)) for fs in cell_faces}
@@ -522,8 +631,9 @@ def _side(cp: CreasePattern, state: FoldedState, e: int, f: int) -> float:
     return 1.0 if d[0] * (c - pa)[1] - d[1] * (c - pa)[0] > 0 else -1.0
 
 
-def _interior_point(poly: NDArray[np.float64]) -> NDArray[np.float64]:
-    """A point strictly inside a counter-clockwise polygon (convex or not)."""
+def _interior_point(poly: NDArray[np.float64], inset: float = 0.0) -> NDArray[np.float64]:
+    """A point strictly inside a counter-clockwise polygon (convex or not), at least `inset` from its longest side
+    where the polygon is that thick (noisy faces are only known to lie within a tolerance of their edges)."""
     best = None
     n = len(poly)
     for i in range(n):
@@ -538,8 +648,10 @@ def _interior_point(poly: NDArray[np.float64]) -> NDArray[np.float64]:
     mid = p + d / 2
     # Step inward a fraction of the polygon's thickness along the normal.
     depth = A.dot(poly - mid, normal)
-    step = max(float(depth.max()), 1e-9) * 1e-3
-    return np.asarray(mid + normal * min(step, 1e-5))
+    step = min(max(float(depth.max()), 1e-9) * 1e-3, 1e-5)
+    if inset > step:
+        step = min(inset, float(depth.max()) / 2)
+    return np.asarray(mid + normal * step)
 
 
 def _inside_convex(poly: NDArray[np.float64], pts: NDArray[np.float64], margin: float) -> NDArray[np.bool_]:

@@ -53,10 +53,13 @@ class _PointIndex:
         return len(self.points) - 1
 
 
-def arrange(segments: NDArray[np.float64], tol: float = TOL) -> Arrangement:
+def arrange(segments: NDArray[np.float64], tol: float = TOL, parallel_tol: float | None = None) -> Arrangement:
     """Split segments (n, 2, 2) at all crossings and shared points; collinear overlaps are merged.
 
-    Each output edge carries the indices of every input segment that covers it.
+    Each output edge carries the indices of every input segment that covers it. Two segments are
+    parallel when their cross product is below 1e-12, or, with `parallel_tol`, when their directions
+    differ by so little that their ends stay within about parallel_tol of each other's line (noisy
+    input: two images of one crease are collinear, and their ill-conditioned "crossing" is no cut).
     """
     seg = np.asarray(segments, dtype=float).reshape(-1, 2, 2)
     n = len(seg)
@@ -79,12 +82,13 @@ def arrange(segments: NDArray[np.float64], tol: float = TOL) -> Arrangement:
             lens = np.sqrt(length2)
             et = tol / np.maximum(lens, tol)
             eu = tol / max(len_i, tol)
-            crossing = (np.abs(rxs) > 1e-12) & (t >= -et) & (t <= 1 + et) & (u >= -eu) & (u <= 1 + eu)
+            flat = 1e-12 if parallel_tol is None else np.maximum(1e-12, 4 * parallel_tol * np.maximum(lens, len_i))
+            crossing = (np.abs(rxs) > flat) & (t >= -et) & (t <= 1 + et) & (u >= -eu) & (u <= 1 + eu)
             for j in np.nonzero(crossing)[0]:
                 if j != i:
                     cuts[i].append(float(np.clip(u[j], 0.0, 1.0)))
             # Collinear neighbours: split at each other's endpoints that lie on this segment.
-            colinear = (np.abs(rxs) <= 1e-12) & (np.abs(qpxr) <= tol * np.maximum(lens, tol))
+            colinear = (np.abs(rxs) <= flat) & (np.abs(qpxr) <= tol * np.maximum(lens, tol))
             for j in np.nonzero(colinear)[0]:
                 if j == i:
                     continue

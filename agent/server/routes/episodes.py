@@ -56,9 +56,18 @@ def episode_public(row: EpisodeRow) -> EpisodePublic:
         finished_at=row.finished_at,
         error=row.error,
         scores=json.loads(row.scores) if row.scores else None,
-        progress=json.loads(row.progress) if row.progress else None,
+        progress=_progress(row),
         links=links,
     )
+
+
+def _progress(row: EpisodeRow) -> dict[str, Any] | None:
+    """The row's progress; a queued row starts afresh (it may hold a lost attempt's), a just-claimed one is starting."""
+    if row.status == "queued":
+        return {"phase": "queued"}
+    if row.progress:
+        return json.loads(row.progress)  # type: ignore[no-any-return]
+    return {"phase": "starting"} if row.status == "running" else None
 
 
 # Agent options naming server files or secrets: a REST caller could otherwise read the server's files
@@ -229,24 +238,49 @@ def submit_episode(body: EpisodeCreate, queue: QueueDep, settings: SettingsDep, 
         lease_expires_at=now + settings.lease_s if interactive else None,
         attempts=0,
     )
-    if not interactive and isinstance(task, QuestionItem) and agent.name in settings.inline_agents:
+    if interactive:
+        return open_interactive(row, task, agent, body.budget, queue, settings, state, token)
+    if isinstance(task, QuestionItem) and agent.name in settings.inline_agents:
         queue.submit([run_inline(settings, row, task, agent, body.budget)])
         return JSONResponse(EpisodeCreated(id=row.id, status=row.status).model_dump(), status_code=201)
     try:
         queue.submit([row], token, settings.max_concurrent_per_token, settings.max_active_per_token)
     except QuotaExceeded as exc:
         raise quota_error(exc) from None
-    if not interactive:
-        notify_workers(state)
-        return EpisodeCreated(id=row.id, status=row.status)
+    notify_workers(state)
+    return EpisodeCreated(id=row.id, status=row.status)
+
+
+def open_interactive(row: EpisodeRow, task: TaskSpec | QuestionItem, agent: AgentConfig, budget: Budget,
+                     queue: Any, settings: ServerSettings, state: Any, token: str) -> JSONResponse:
+    """Open an interactive episode, then store it: a refused or failed opening stores nothing.
+
+    The quota is checked first (a token over it gets its 429 before a simulator starts), the simulator
+    is reserved and started (503 when all are in use), and only then is the row inserted, with the
+    quota checked again atomically; losing that race frees the simulator again.
+    """
+    limits = (settings.max_concurrent_per_token, settings.max_active_per_token)
     try:
-        first = state.interactive.open(row, task, agent, body.budget)
-    except HTTPException as exc:
-        queue.finish_interactive(row.id, "cancelled", None, None, f"not opened: {exc.detail}")
+        queue.check_quota(token, 1, *limits)
+    except QuotaExceeded as exc:
+        raise quota_error(exc) from None
+    try:
+        first = state.interactive.open(row, task, agent, budget)
+    except HTTPException:
         raise
     except Exception as exc:
-        queue.finish_interactive(row.id, "failed", None, None, f"could not open: {type(exc).__name__}: {exc}")
         raise HTTPException(500, f"could not open the interactive episode: {type(exc).__name__}: {exc}") from None
+    # The lease starts now: a simulator that took longer to start than a lease must not be reaped at once.
+    row.lease_expires_at = time.time() + settings.lease_s
+    row.progress = json.dumps(state.interactive.progress(row.id))
+    try:
+        queue.submit([row], token, *limits)
+    except QuotaExceeded as exc:
+        state.interactive.discard(row.id)
+        raise quota_error(exc) from None
+    except BaseException:
+        state.interactive.discard(row.id)
+        raise
     return JSONResponse(EpisodeCreated(id=row.id, status=row.status, interactive=first).model_dump(), status_code=201)
 
 

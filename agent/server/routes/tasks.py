@@ -31,11 +31,11 @@ def task_public(task_id: str) -> dict[str, Any]:
     else:
         view["manual_images"] = manual_urls(task)
         view["observation_image"] = f"{base}/observation.png"
-        view["workspace"] = _workspace_mm(task.workspace)
+        view["workspace"] = workspace_mm(task.workspace)
     return view
 
 
-def _workspace_mm(ws: Workspace) -> dict[str, Any]:
+def workspace_mm(ws: Workspace) -> dict[str, Any]:
     """The calibration the LLM prompt gives (build-lattice corner, staging area, table), in mm: external
     agents over REST need the same to place by world coordinates."""
 

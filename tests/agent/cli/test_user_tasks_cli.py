@@ -29,6 +29,18 @@ def test_from_ldraw_writes_tasks_and_reports_notes(tmp_path: Path) -> None:
     assert "note: car.mpd:10: skipped: 4315.dat" in stderr
 
 
+def test_from_ldraw_drops_what_cannot_be_built_and_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "rover.jsonl"
+    code, stdout, stderr = _invoke("tasks", "from-ldraw", str(DATA / "rover.ldr"), "--out", str(out),
+                                   "--unsupported", "skip", "--unbuildable", "drop")
+    assert code == 0, stderr
+    assert json.loads(stdout)["bricks"] == 3 and read_task_file(out)
+    assert "note: rover.ldr:14: dropped: 3023 (Plate 1 x 2): not buildable from above" in stderr
+    code, _, stderr = _invoke("tasks", "from-ldraw", str(DATA / "rover.ldr"), "--out", str(out),
+                              "--unsupported", "skip", "--unbuildable", "maybe")
+    assert code == 2 and "--unbuildable must be fail or drop" in stderr
+
+
 def test_from_ldraw_errors_are_exit_2_with_the_reference_chain(tmp_path: Path) -> None:
     code, _, stderr = _invoke("tasks", "from-ldraw", str(DATA / "car.mpd"), "--out", str(tmp_path / "x.jsonl"))
     assert code == 2 and "car.mpd:9: unknown part '3794b.dat'" in stderr

@@ -84,8 +84,11 @@ def test_only_liveness_is_public(server: int) -> None:
     base = f"http://127.0.0.1:{server}"
     live = httpx.get(f"{base}/healthz")
     assert live.status_code == 200 and live.json() == {"status": "ok"}
-    for path in ("/metrics", "/docs", "/openapi.json", "/v1/status", "/v1/suites"):
+    for path in ("/metrics", "/openapi.json", "/v1/status", "/v1/suites"):
         assert httpx.get(base + path).status_code == 401, path
+    for page in ("/docs", "/redoc"):  # a browser without the sign-in cookie is sent to sign in
+        answer = httpx.get(base + page)
+        assert answer.status_code == 303 and answer.headers["location"] == "/login", page
     auth = {"Authorization": f"Bearer {TOKEN}"}
     assert httpx.get(f"{base}/metrics", headers=auth).status_code == 200
     status = httpx.get(f"{base}/v1/status", headers=auth).json()

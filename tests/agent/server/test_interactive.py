@@ -28,6 +28,8 @@ def test_interactive_assembly_programs_then_finish_then_expiry(tmp_path: Path, q
         first = r.json()
         eid, view = first["id"], first["interactive"]
         assert not [k for k in view["task"] if "target" in k]  # the public view only
+        assert view["task"]["workspace"] == client.get(f"/v1/tasks/{task_id}").json()["workspace"]
+        assert view["task"]["workspace"]["lattice_origin_mm"] == [round(c * 1000, 3) for c in task.workspace.lattice_origin]
         assert view["api"] and view["manual_images"] and view["observation"]
         assert client.get(view["observation"]).headers["content-type"] == "image/png"
         sessions = client.app.state.interactive  # type: ignore[attr-defined]
@@ -35,14 +37,23 @@ def test_interactive_assembly_programs_then_finish_then_expiry(tmp_path: Path, q
         # The only simulator is taken: a second interactive assembly episode waits (503), nothing is leaked.
         busy = client.post("/v1/episodes", json={"task_id": task_id, "agent": {"name": "external"}})
         assert busy.status_code == 503 and "in use" in busy.text
+        assert [e["id"] for e in client.get("/v1/episodes").json()["data"]] == [eid]  # the refused one is not stored
+        opened = client.get(f"/v1/episodes/{eid}").json()["progress"]
+        assert opened["phase"] == "thinking" and opened["rounds_done"] == 0 and opened["rounds_total"] == 8
         bad = client.post(f"/v1/episodes/{eid}/programs", json={"code": "import os\nos.system('id')"}).json()
         assert bad["outcome"] != "ok" and bad["feedback"]
         good = client.post(f"/v1/episodes/{eid}/programs", json={"code": oracle_program(task)}).json()
         assert good["outcome"] == "ok", good["feedback"]
         assert good["skill_calls"] and client.get(good["observation"]).status_code == 200
+        progress = client.get(f"/v1/episodes/{eid}").json()["progress"]
+        assert progress["phase"] == "thinking" and progress["rounds_done"] == 2 and progress["round"] == 3
+        assert progress["skill_calls"] == len(bad["skill_calls"]) + len(good["skill_calls"])
+        # The evaluator's verdict per step would be feedback built-in agents never get: not shown mid-episode.
+        assert progress["steps_total"] == len(task.manual_steps) and "steps_done" not in progress
         done = client.post(f"/v1/episodes/{eid}/finish").json()
         assert done["status"] == "done" and done["scores"]["soft_score"] > 0
         assert sessions.simulators_in_use() == 0
+        assert client.get(f"/v1/episodes/{eid}").json()["progress"]["phase"] == "finished"
         assert client.post(f"/v1/episodes/{eid}/finish").status_code == 409  # never rescored
         record = client.get(f"/v1/episodes/{eid}/record").json()
         assert [rd["kind"] for rd in record["rounds"]] == ["external", "external"]

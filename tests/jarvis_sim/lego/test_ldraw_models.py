@@ -164,3 +164,27 @@ def test_library_title_lets_substitute_pick_a_footprint(library: Path) -> None:
     text = "0 t\n1 4 0 -8 0 1 0 0 0 1 0 0 0 1 4315.dat\n"
     with pytest.raises(LDrawError, match="not a plain rectangular brick"):
         parse_ldraw(text, "t.ldr")
+
+
+def test_an_official_style_model_keeps_what_the_lattice_can_hold() -> None:
+    # rover.ldr is written like the OMR models three.js ships: a chassis and wheels the catalog lacks, a
+    # headlight built sideways, a round plate centred on a 2 x 2 brick, a plate resting only on the chassis.
+    with pytest.raises(LDrawError, match=r"rover.ldr:9: unknown part '4600.dat'"):
+        read_ldraw(DATA / "rover.ldr")
+    with pytest.raises(LDrawError, match=r"rover.ldr:14: not buildable from above: brick b002 \(Plate 1 x 2\)"):
+        read_ldraw(DATA / "rover.ldr", ImportOptions(unsupported="skip"))
+    kept = [("b000", "3031", 71, -2, -2, 0, 0), ("b001", "3001", 4, -2, -1, 1, 0), ("b003", "3003", 15, -2, -1, 4, 0)]
+    dropped = read_ldraw(DATA / "rover.ldr", ImportOptions(unsupported="skip", unbuildable="drop"))
+    assert _rows("rover.ldr", ImportOptions(unsupported="skip", unbuildable="drop")) == kept
+    assert [(n.where, n.action) for n in dropped.notes] == [
+        ("rover.ldr:9", "skipped"), ("rover.ldr:10", "skipped"), ("rover.ldr:11", "skipped"),
+        ("rover.ldr:15", "skipped"), ("rover.ldr:19", "skipped"), ("rover.ldr:16", "skipped"),
+        ("rover.ldr:14", "dropped")]
+    assert "quarter turn about the vertical" in dropped.notes[5].detail  # a catalog part built sideways
+    assert dropped.steps == [["b000"], ["b001"], ["b003"]] and set(dropped.sources) == {"b000", "b001", "b003"}
+    # substitute swaps the round plates for square ones, then skips them where the lattice cannot hold them.
+    subst = read_ldraw(DATA / "rover.ldr", ImportOptions(unsupported="substitute", unbuildable="drop"))
+    assert _rows("rover.ldr", ImportOptions(unsupported="substitute", unbuildable="drop")) == kept
+    details = {(n.where, n.action): n.detail for n in subst.notes}
+    assert "-> 3024" in details[("rover.ldr:19", "substituted")]
+    assert "10 LDU off the stud grid" in details[("rover.ldr:19", "skipped")]
