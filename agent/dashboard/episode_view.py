@@ -12,6 +12,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from agent.dashboard.final_state import FinalPicture, final_pictures
 from evaluator.episode_table import EpisodeRow, episode_row
 from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord
 
@@ -47,6 +48,7 @@ class EpisodePage:
     row: EpisodeRow
     rounds: list[RoundView]
     brick_scores: list[dict[str, Any]]
+    final: list[FinalPicture] = field(default_factory=list)
 
 
 def failing_line(rnd: RoundRecord) -> int | None:
@@ -93,4 +95,6 @@ def episode_page_data(record: EpisodeRecord, run_root: Path) -> EpisodePage:
         ))
     for prev, cur in pairwise(rounds):
         cur.before_images = prev.observation_images
-    return EpisodePage(record=record, row=episode_row(record), rounds=rounds, brick_scores=_brick_scores(record))
+    final = final_pictures(record, base, lambda rel: (run_root / rel).is_file())
+    return EpisodePage(record=record, row=episode_row(record), rounds=rounds, brick_scores=_brick_scores(record),
+                       final=final)

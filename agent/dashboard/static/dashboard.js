@@ -56,10 +56,27 @@ function makeRoundStepper() {
   rounds[0].classList.add("current");
 }
 
+function makeBrickHover() {
+  // Pointing at a brick in any end picture lights it up in every picture and in the bricks table.
+  const tip = document.getElementById("brick-tip");
+  if (!tip) return;
+  const light = (id, on) => {
+    document.querySelectorAll(`[data-brick="${CSS.escape(id)}"]`).forEach((el) => el.classList.toggle("hot", on));
+  };
+  document.querySelectorAll(".final-views .brick").forEach((g) => {
+    g.addEventListener("mouseenter", () => { tip.textContent = g.dataset.text; light(g.dataset.brick, true); });
+    g.addEventListener("mouseleave", () => light(g.dataset.brick, false));
+  });
+  const toggle = document.getElementById("show-scores");
+  const views = document.querySelector(".final-views");
+  if (toggle && views) toggle.addEventListener("change", () => views.classList.toggle("plain", !toggle.checked));
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("table.sortable").forEach(makeSortable);
   const filter = document.getElementById("episode-filter");
   const episodes = document.getElementById("episodes");
   if (filter && episodes) makeFilter(filter, episodes);
   makeRoundStepper();
+  makeBrickHover();
 });

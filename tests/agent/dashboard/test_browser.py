@@ -30,14 +30,14 @@ pytestmark = [
 
 
 @pytest.fixture
-def dashboard_url(crafted_run: Path, oracle_run: Path) -> Iterator[str]:
-    """`jarvis view` of two runs, served by uvicorn on a free loopback port."""
+def dashboard_url(crafted_run: Path, oracle_run: Path, pictured_run: Path) -> Iterator[str]:
+    """`jarvis view` of three runs, served by uvicorn on a free loopback port."""
     import uvicorn
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_view_app([oracle_run, crafted_run]), host="127.0.0.1", port=port,
+    server = uvicorn.Server(uvicorn.Config(create_view_app([oracle_run, crafted_run, pictured_run]), host="127.0.0.1", port=port,
                                            log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -136,7 +136,7 @@ def test_open_a_run_sort_filter_and_step_through_an_episode(dashboard_url: str, 
     browser.save_screenshot(str(shots / "episode_failed.png"))
 
     browser.get(dashboard_url + "/")
-    for box in browser.find_elements(By.CSS_SELECTOR, "input[name=run]"):
+    for box in browser.find_elements(By.CSS_SELECTOR, "input[name=run]")[:2]:
         box.click()
     browser.find_element(By.ID, "compare").click()
     _wait_title(browser, "Compare")
@@ -154,3 +154,24 @@ def test_open_a_run_sort_filter_and_step_through_an_episode(dashboard_url: str, 
     assert _images_loaded(browser) == []
     assert browser.find_element(By.ID, "bricks").is_displayed()
     browser.save_screenshot(str(shots / "episode_oracle.png"))
+
+
+def test_the_final_state_beside_the_target_explains_each_brick_on_hover(dashboard_url: str, browser: Any,
+                                                                          tmp_path: Path) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{dashboard_url}/runs/pictured/episodes/ep-pictured")
+    assert _images_loaded(browser) == []
+    built = browser.find_element(By.CSS_SELECTOR, ".final-view[data-kind=final]")
+    shifted = built.find_element(By.CSS_SELECTOR, 'g.brick[data-brick="a1"] polygon')
+    ActionChains(browser).move_to_element(shifted).perform()
+    tip = browser.find_element(By.ID, "brick-tip").text
+    assert tip.startswith("target a1 (3001) <- brick a1: pose") and "plane error 4.00 mm" in tip
+    # The same brick lights up in the target picture and in the bricks table.
+    assert browser.find_elements(By.CSS_SELECTOR, '.final-view[data-kind=target] g.brick.hot[data-brick="a1"]')
+    assert browser.find_element(By.CSS_SELECTOR, '#bricks tr[data-brick="a1"]').get_attribute("class").endswith("hot")
+    browser.execute_script("document.querySelector('.legend').scrollIntoView()")
+    browser.save_screenshot(str(_shots(tmp_path) / "episode_final_state.png"))
+    browser.find_element(By.ID, "show-scores").click()
+    assert "plain" in browser.find_element(By.CSS_SELECTOR, ".final-views").get_attribute("class")

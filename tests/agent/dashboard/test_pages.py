@@ -134,6 +134,23 @@ def test_oracle_episode_page_images_load(oracle_run: Path) -> None:
     assert 'id="bricks"' in page and "place_at" in page
 
 
+@pytest.mark.slow
+def test_a_real_episode_keeps_pictures_of_its_end_with_every_brick_outlined(oracle_run: Path) -> None:
+    from evaluator.records import EpisodeRecord
+    from jarvis_sim.tasks.registry import load_task
+
+    record = EpisodeRecord.model_validate_json((oracle_run / "episodes.jsonl").read_text().splitlines()[0])
+    assert [v.kind for v in record.final_views] == ["camera", "final", "target"]
+    target_ids = {b.id for b in load_task(record.task_id).target_assembly}
+    for view in record.final_views:
+        png = oracle_run / str(record.artifacts_dir) / view.image
+        assert png.read_bytes()[:4] == b"\x89PNG"
+        assert set(view.outlines) == target_ids, view.kind  # the oracle built it all: every brick shows
+    page = TestClient(create_view_app([oracle_run])).get(f"/runs/{oracle_run.name}/episodes/{record.episode_id}").text
+    section = page.split("<h2>Final state</h2>")[1].split("<h2>Bricks</h2>")[0]
+    assert section.count("<figure") == 3 and "hsl(120, 75%, 42%)" in section
+
+
 def test_a_line_appended_to_a_running_run_shows_on_the_next_page_view(crafted_run: Path) -> None:
     from evaluator.records import EpisodeRecord
 
@@ -187,3 +204,55 @@ def test_each_round_shows_the_view_it_started_from_and_the_one_after(crafted_run
     assert "Not on disk" not in html
     src = "/runs/crafted/files/episodes/lego_test_hard/obs_001_rgb.png"
     assert src in round1 and c.get(src).content[:4] == b"\x89PNG"
+
+
+def _rect(x: int, y: int, w: int = 20, h: int = 10) -> list[list[tuple[int, int]]]:
+    return [[(x, y), (x + w, y), (x + w, y + h), (x, y + h)]]
+
+
+def test_final_state_beside_the_target_colours_each_brick_by_its_score(tmp_path: Path) -> None:
+    from evaluator.records import FinalView
+    from tests.evaluator.builders import perfect_state, shifted
+    from tests.evaluator.runs import lego_record, write_run
+
+    task = TASKS["easy"]
+    record = lego_record(task, shifted(perfect_state(task), "a1", dx=0.004), 0)
+    poses = {b["target"]: b["pose"] for b in record.score_details["bricks"]}
+    assert poses["a2"] == 100.0 and 0.0 < poses["a1"] < 100.0
+    # Outlines as an episode's end writes them: physical ids in the built picture, target ids in the target's,
+    # plus a distractor no target wants.
+    built = {"i1": _rect(10, 10), "a1": _rect(40, 10), "a2": _rect(70, 10), "d1": _rect(100, 40)}
+    views = [FinalView(kind=k, image=f"final_{k}.png", width=160, height=120, outlines=o)
+             for k, o in (("final", built), ("target", {k: v for k, v in built.items() if k != "d1"}))]
+    record = record.model_copy(update={"episode_id": "ep-easy", "final_views": views,
+                                       "artifacts_dir": "episodes/lego_test_easy",
+                                       "score_details": {**record.score_details, "disturbed": ["i1"]}})
+    folder = tmp_path / "run" / "episodes" / "lego_test_easy"
+    folder.mkdir(parents=True)
+    from PIL import Image
+
+    Image.new("RGB", (160, 120), "white").save(folder / "final_final.png")  # the target's picture is missing
+    write_run(tmp_path / "run", [record])
+    html = TestClient(create_view_app([tmp_path / "run"])).get(f"/runs/run/episodes/{record.episode_id}").text
+    section = html.split("<h2>Final state</h2>")[1].split("<h2>Bricks</h2>")[0]
+    groups = dict(re.findall(r'<g class="brick [^"]*" data-brick="([^"]+)"[^>]*style="--c: ([^"]+)"', section))
+    assert groups["a2"] == "hsl(120, 75%, 42%)"  # full pose credit: green
+    hue = int(groups["a1"].removeprefix("hsl(").split(",")[0])
+    assert 0 < hue < 120 and hue == round(1.2 * poses["a1"])
+    assert groups["i1"] == "#c62828" and groups["d1"] == "#8a8a8a"  # disturbed initial; wanted by no target
+    assert "plane error 4.00 mm" in section  # the explanation, shown on hover
+    assert '<polygon points="40,10 60,10 60,20 40,20">' in section
+    assert section.count("<figure") == 2 and "final_target.png is not on disk" in section
+    assert "/runs/run/files/episodes/lego_test_easy/final_final.png" in section
+
+
+def test_an_assembly_record_without_pictures_says_so(crafted_run: Path) -> None:
+    page = TestClient(create_view_app([crafted_run])).get("/runs/crafted/episodes/ep-failing").text
+    assert "Final state" not in page  # it failed before any state was taken
+    from tests.evaluator.builders import perfect_state
+    from tests.evaluator.runs import lego_record, write_run
+
+    old = lego_record(TASKS["easy"], perfect_state(TASKS["easy"]), 0).model_copy(update={"episode_id": "ep-old"})
+    run = write_run(crafted_run.parent / "old", [old])
+    page = TestClient(create_view_app([run])).get("/runs/old/episodes/ep-old").text
+    assert "No pictures of the final state (recorded before" in page
