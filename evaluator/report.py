@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -46,8 +47,8 @@ def _outcomes(s: RunSummary) -> str:
     return f"{done} finished, {s.n_failed} failed and counted as 0, {s.n_cancelled} cancelled and left out"
 
 
-def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
-    """The markdown report of one run."""
+def render_run(summary: RunSummary, plot_files: Sequence[str] = (), run_link: str = "") -> str:
+    """The markdown report of one run (`run_link`: its run directory as seen from the report, '' inside it)."""
     s = summary
     lines = [f"# Run `{s.run}`", ""]
     if s.labels:
@@ -109,7 +110,7 @@ def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
         else:
             header, rows = ["Score", "All"], [[k, _ci(g.scores.get(k))] for k in keys]
         lines += [*_table(header, rows), ""]
-    lines += [*render_failures(s.episodes), *render_episode_table(s.episodes)]
+    lines += [*render_failures(s.episodes), *render_episode_table(s.episodes, run_link)]
     if s.skipped_lines:
         lines += ["## Skipped lines", "", *[f"- {p}" for p in s.skipped_lines], ""]
     if plot_files:
@@ -238,8 +239,12 @@ def render_comparison(c: Comparison, plot_files: Sequence[str] = (), links: Sequ
     return "\n".join(lines)
 
 
-def write_summary_outputs(summary: RunSummary, out_dir: Path, with_plots: bool = True) -> list[Path]:
-    """Write summary.json, plots and report.md for one run into out_dir; returns the files written."""
+def write_summary_outputs(summary: RunSummary, out_dir: Path, with_plots: bool = True,
+                          run_link: str = "") -> list[Path]:
+    """Write summary.json, plots and report.md for one run into out_dir; returns the files written.
+
+    `run_link`: the run directory relative to out_dir ('' when they are one), for links to episode pictures.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / SUMMARY_FILE]
     (out_dir / SUMMARY_FILE).write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
@@ -251,7 +256,8 @@ def write_summary_outputs(summary: RunSummary, out_dir: Path, with_plots: bool =
             p = fn(summary, out_dir / name)
             if p is not None:
                 made.append(p)
-    (out_dir / REPORT_FILE).write_text(render_run(summary, [p.name for p in made]) + "\n", encoding="utf-8")
+    (out_dir / REPORT_FILE).write_text(render_run(summary, [p.name for p in made], run_link) + "\n",
+                                       encoding="utf-8")
     return [*written, *made, out_dir / REPORT_FILE]
 
 
@@ -272,7 +278,8 @@ def write_run_report(
     if add_floors is not None:
         add_floors(data, summary)
     target = Path(out_dir) if out_dir else Path(run_dir)
-    write_summary_outputs(summary, target, with_plots)
+    link = os.path.relpath(Path(run_dir).resolve(), target.resolve()) if out_dir else "."
+    write_summary_outputs(summary, target, with_plots, "" if link == "." else f"{link}/")
     append_family_sections(data.records, target / REPORT_FILE)  # the tables the families' papers publish
     return summary
 

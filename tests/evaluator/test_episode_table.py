@@ -34,6 +34,25 @@ def test_rows_carry_task_size_scores_and_failures(tmp_path: Path) -> None:
     assert partial.reason is None
 
 
+def test_report_links_each_assembly_episodes_end_pictures(tmp_path: Path) -> None:
+    from evaluator.records import FinalView
+
+    views = [FinalView(kind=k, image=f"final_{k}.png", width=4, height=3) for k in ("camera", "final", "target")]
+    pictured = lego_record(TASKS["easy"], perfect_state(TASKS["easy"]), 0).model_copy(
+        update={"final_views": views, "artifacts_dir": "episodes/lego_test_easy"})
+    older = lego_record(TASKS["medium"], perfect_state(TASKS["medium"]), 1)  # kept before pictures were taken
+    run = write_run(tmp_path / "r", [pictured, older])
+    write_report([run], run, with_plots=False)  # as `jarvis run` writes it: links relative to the run directory
+    table = (run / "report.md").read_text().split("## Episodes")[1]
+    assert "| Final state |" in table
+    row = next(line for line in table.splitlines() if "lego/test/easy" in line)
+    assert row.endswith("| [built](episodes/lego_test_easy/final_final.png) · [target](episodes/lego_test_easy/"
+                        "final_target.png) · [camera](episodes/lego_test_easy/final_camera.png) |")
+    assert next(line for line in table.splitlines() if "lego/test/medium" in line).endswith("| – |")
+    write_report([run], tmp_path / "elsewhere", with_plots=False)  # `jarvis report RUN --out DIR`: links reach back
+    assert "[built](../r/episodes/lego_test_easy/final_final.png)" in (tmp_path / "elsewhere" / "report.md").read_text()
+
+
 def test_report_names_each_failure_with_its_reason_and_counts_it_as_zero(tmp_path: Path) -> None:
     records = [lego_record(TASKS["easy"], perfect_state(TASKS["easy"]), 0),
                _failed("lego/test/hard", "SkillError: brick b3 is held by the structure\ntraceback..."),
