@@ -58,6 +58,15 @@ class RunListing:
     suite: str | None = None
     backend: str | None = None
     mean: Any = None  # MeanCI of the soft score so far, or None
+    cancellable: bool = False  # the source can stop it and it has unfinished episodes
+
+    def live(self) -> dict[str, Any]:
+        """What the pages' progress poller shows (JSON)."""
+        p = self.progress
+        return {"key": self.key, "total": p.total, "finished": p.finished, "done": p.done, "failed": p.failed,
+                "cancelled": p.cancelled, "running": p.running, "queued": p.queued, "eta_s": p.eta_s,
+                "percent": round(p.percent, 1), "mean": self.mean.fmt(1) if self.mean is not None else None,
+                "n_scored": self.mean.n if self.mean is not None else 0, "cancellable": self.cancellable}
 
 
 @dataclass
@@ -91,6 +100,13 @@ class RunSource(Protocol):
 
     def run_root(self, key: str, viewer: str) -> Path:
         """The run's directory (for its files); KeyError as open_run."""
+        ...
+
+    def cancel_run(self, key: str, viewer: str) -> dict[str, int]:
+        """Stop a run's unfinished episodes (as DELETE /v1/runs/{id}); KeyError as open_run.
+
+        NotImplementedError where the source cannot stop runs (run directories on disk).
+        """
         ...
 
 
@@ -179,6 +195,12 @@ class DirectorySource:
             raise KeyError(f"no run {key!r}")
         return self.roots[key]
 
+    def cancel_run(self, key: str, viewer: str) -> dict[str, int]:
+        """Files on disk have no worker to stop."""
+        self.run_root(key, viewer)
+        raise NotImplementedError("`jarvis view` shows run directories on disk; stop a `jarvis run` where it "
+                                  "runs (Ctrl-C), or cancel a server's run on the server's dashboard")
+
 
 class QueueSource:
     """The server's runs: rows of the episode queue, directories under the data dir; a token sees its own."""
@@ -207,7 +229,8 @@ class QueueSource:
         agent = config.get("agent", {})
         labels = {k: str(v) for k in ("name", "model", "mode", "tool_library") if (v := agent.get(k))}
         return RunListing(key=run.id, labels=labels, progress=progress, created_at=run.created_at,
-                          suite=config.get("suite"), backend=config.get("backend"))
+                          suite=config.get("suite"), backend=config.get("backend"),
+                          cancellable=progress.finished < progress.total)
 
     def list_runs(self, viewer: str) -> list[RunListing]:
         """The viewer's runs, newest first."""
@@ -236,3 +259,8 @@ class QueueSource:
     def run_root(self, key: str, viewer: str) -> Path:
         """The run's directory under the data dir."""
         return Path(self.data_dir / self._row(key, viewer).out_dir)
+
+    def cancel_run(self, key: str, viewer: str) -> dict[str, int]:
+        """The queue's cancel, as DELETE /v1/runs/{id} calls it, under the same ownership rule."""
+        run = self._row(key, viewer)
+        return dict(self.queue.cancel_run(run.id))

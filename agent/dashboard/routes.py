@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, HTTPException, Request
-from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from agent.dashboard.episode_view import episode_page_data
@@ -83,6 +83,28 @@ def run_page(key: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
     """A run: its tables, plots and sortable per-episode table."""
     view = _open(source, key, who)
     return _page("run.html", run=view, s=view.summary)
+
+
+@router.get("/runs/{key}/progress")
+def run_progress(key: str, source: SourceDep, who: ViewerDep) -> JSONResponse:
+    """How far a run is, for the pages' poller: counts, ETA and the running mean with its CI."""
+    view = _open(source, key, who)
+    return JSONResponse(view.listing.live(), headers={"Cache-Control": "no-store"})
+
+
+@router.post("/runs/{key}/cancel")
+def cancel_run(key: str, source: SourceDep, who: ViewerDep) -> RedirectResponse:
+    """The run page's cancel button: DELETE /v1/runs/{id}'s effect, then back to the run.
+
+    A form post, signed in by the dashboard's cookie; SameSite=strict keeps other sites' forms from sending it.
+    """
+    try:
+        source.cancel_run(key, who)
+    except KeyError as exc:
+        raise HTTPException(404, str(exc.args[0])) from None
+    except NotImplementedError as exc:
+        raise HTTPException(405, str(exc)) from None
+    return RedirectResponse(f"/runs/{key}", status_code=303)
 
 
 @router.get("/runs/{key}/episodes/{episode_id}", response_class=HTMLResponse)

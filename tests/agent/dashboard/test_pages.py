@@ -27,7 +27,7 @@ def test_runs_list_and_run_page_tell_each_episodes_story(crafted_run: Path) -> N
     assert len(re.findall(r'<tr class="status-', table)) == 9
     for task in TASKS.values():
         assert task.id in table
-    assert "1 failed (counted as 0)" in page.text
+    assert '<span class="p-failed">1</span> failed (counted as 0)' in page.text
     assert "budget exhausted after 2 rounds" in page.text  # the failure is named with its reason
     assert "Assembly by difficulty" in page.text and "Soft score by horizon" in page.text
     assert '<td>1200</td><td>300</td><td>0.0123</td>' in table  # tokens and cost of the failed episode
@@ -55,6 +55,17 @@ def test_unknown_run_episode_and_files_outside_the_run_are_404(crafted_run: Path
     assert c.get("/runs/crafted/files/%2e%2e/%2e%2e/etc/passwd").status_code == 404
     assert c.get("/dashboard/static/dashboard.js").headers["content-type"].startswith("text/javascript")
     assert c.get("/dashboard/static/..%2fread_models.py").status_code == 404
+
+
+def test_progress_is_served_as_json_and_files_on_disk_cannot_be_cancelled(crafted_run: Path) -> None:
+    c = TestClient(create_view_app([crafted_run]))
+    live = c.get("/runs/crafted/progress").json()
+    assert (live["total"], live["finished"], live["done"], live["failed"]) == (10, 9, 8, 1)
+    assert live["mean"].count("[") == 1 and live["n_scored"] == 9 and live["cancellable"] is False
+    refused = c.post("/runs/crafted/cancel")
+    assert refused.status_code == 405 and "Ctrl-C" in refused.json()["detail"]
+    assert c.post("/runs/nope/cancel").status_code == 404
+    assert 'id="cancel-run"' not in c.get("/runs/crafted").text
 
 
 def test_view_refuses_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
@@ -98,10 +109,12 @@ def test_server_dashboard_shows_a_token_only_its_runs_and_progress_advances(
         run_id = made.json()["id"]
         listing = c.get("/", headers={"Authorization": f"Bearer {tok_a}"}).text
         assert run_id in listing
-        if f"/runs/{run_id}" in listing and "3/3" not in listing:  # still running: the page refreshes itself
-            assert '<meta http-equiv="refresh"' in listing
+        if 'data-live="yes"' in listing:  # still running: the page polls its progress (refreshes without JS)
+            assert '<noscript><meta http-equiv="refresh"' in listing
         assert run_id not in c.get("/", headers={"Authorization": f"Bearer {tok_b}"}).text
         assert _run_page(c, run_id, tok_b) == 404
+        assert c.post(f"/runs/{run_id}/cancel", headers={"Authorization": f"Bearer {tok_b}"}).status_code == 404
+        assert c.get(f"/runs/{run_id}/progress", headers={"Authorization": f"Bearer {tok_b}"}).status_code == 404
         anonymous = c.get("/", follow_redirects=False)
         assert anonymous.status_code == 303 and anonymous.headers["location"] == "/login"
         assert c.post("/login", data={"token": tok_a}, follow_redirects=False).status_code == 303
@@ -109,9 +122,9 @@ def test_server_dashboard_shows_a_token_only_its_runs_and_progress_advances(
         seen = []
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            m = re.search(r"(\d+) of 3 finished", c.get(f"/runs/{run_id}").text)
-            assert m is not None
-            seen.append(int(m.group(1)))
+            live = c.get(f"/runs/{run_id}/progress").json()
+            assert live["total"] == 3 and live["finished"] == live["done"] + live["failed"] + live["cancelled"]
+            seen.append(live["finished"])
             if seen[-1] == 3:
                 break
             time.sleep(0.3)
@@ -161,7 +174,8 @@ def test_a_line_appended_to_a_running_run_shows_on_the_next_page_view(crafted_ru
     with (crafted_run / "episodes.jsonl").open("a") as fh:
         fh.write(late.model_dump_json() + "\n")
     page = c.get("/runs/crafted").text
-    assert "lego/test/late" in page and "10 of 10 finished" in page and "worker died" in page
+    assert "lego/test/late" in page and "worker died" in page
+    assert c.get("/runs/crafted/progress").json()["finished"] == 10
 
 
 def test_compare_two_runs_task_by_task(crafted_run: Path, tmp_path: Path) -> None:
