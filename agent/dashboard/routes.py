@@ -7,24 +7,16 @@ never blocks the event loop the API answers on.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from agent.dashboard.episode_view import episode_page_data
+from agent.dashboard.pages import STATIC, page
 from agent.dashboard.read_models import QueueSource, RunSource
 from agent.dashboard.session import LOGIN_PATH, TOKEN_COOKIE
-
-PACKAGE = Path(__file__).parent
-STATIC = PACKAGE / "static"
-
-_templates = Environment(loader=FileSystemLoader(PACKAGE / "templates"), autoescape=select_autoescape(["html"]))
-_templates.filters["num"] = lambda v, d=1: "–" if v is None else f"{v:.{d}f}"
-_templates.filters["ci"] = lambda c, d=1: "–" if c is None else c.fmt(d)
 
 router = APIRouter(include_in_schema=False)
 
@@ -49,20 +41,16 @@ SourceDep = Annotated[RunSource, Depends(get_source)]
 ViewerDep = Annotated[str, Depends(viewer)]
 
 
-def _page(name: str, **context: Any) -> HTMLResponse:
-    return HTMLResponse(_templates.get_template(name).render(**context))
-
-
 @router.get("/", response_class=HTMLResponse)
-def runs_page(source: SourceDep, who: ViewerDep) -> HTMLResponse:
+def runspage(source: SourceDep, who: ViewerDep) -> HTMLResponse:
     """Every run the viewer may see, with its progress and running mean."""
-    return _page("runs.html", runs=source.list_runs(who))
+    return page("runs.html", runs=source.list_runs(who))
 
 
 @router.get(LOGIN_PATH, response_class=HTMLResponse)
-def login_page() -> HTMLResponse:
+def loginpage() -> HTMLResponse:
     """A form asking for the API token (kept in an HttpOnly cookie)."""
-    return _page("login.html")
+    return page("login.html")
 
 
 @router.post(LOGIN_PATH)
@@ -79,10 +67,10 @@ async def login(request: Request) -> RedirectResponse:
 
 
 @router.get("/runs/{key}", response_class=HTMLResponse)
-def run_page(key: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+def runpage(key: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
     """A run: its tables, plots and sortable per-episode table."""
     view = _open(source, key, who)
-    return _page("run.html", run=view, s=view.summary)
+    return page("run.html", run=view, s=view.summary)
 
 
 @router.get("/runs/{key}/progress")
@@ -108,18 +96,18 @@ def cancel_run(key: str, source: SourceDep, who: ViewerDep) -> RedirectResponse:
 
 
 @router.get("/runs/{key}/episodes/{episode_id}", response_class=HTMLResponse)
-def episode_page(key: str, episode_id: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+def episodepage(key: str, episode_id: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
     """An episode round by round."""
     view = _open(source, key, who)
     try:
         record = view.record(episode_id)
     except KeyError as exc:
         raise HTTPException(404, str(exc.args[0])) from None
-    return _page("episode.html", run=view, e=episode_page_data(record, view.root))
+    return page("episode.html", run=view, e=episode_page_data(record, view.root))
 
 
 @router.get("/compare", response_class=HTMLResponse)
-def compare_page(request: Request, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+def comparepage(request: Request, source: SourceDep, who: ViewerDep) -> HTMLResponse:
     """Runs side by side (?run=A&run=B...): headline numbers, then each task's soft score in every run."""
     from evaluator.report import compare
 
@@ -132,7 +120,7 @@ def compare_page(request: Request, source: SourceDep, who: ViewerDep) -> HTMLRes
     for k, v in enumerate(views):
         for row in v.summary.episodes:
             by_task.setdefault(row.task_id, [[] for _ in views])[k].append(row)
-    return _page("compare.html", keys=keys, comparison=table, by_task=by_task)
+    return page("compare.html", keys=keys, comparison=table, by_task=by_task)
 
 
 @router.get("/runs/{key}/files/{path:path}")
