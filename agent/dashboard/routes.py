@@ -17,6 +17,7 @@ from agent.dashboard.episode_view import episode_page_data
 from agent.dashboard.pages import STATIC, page
 from agent.dashboard.read_models import QueueSource, RunSource
 from agent.dashboard.session import LOGIN_PATH, TOKEN_COOKIE
+from agent.dashboard.task_routes import router as task_router
 
 router = APIRouter(include_in_schema=False)
 
@@ -150,3 +151,7 @@ def _open(source: RunSource, key: str, who: str) -> Any:
         return source.open_run(key, who)
     except KeyError as exc:
         raise HTTPException(404, str(exc.args[0])) from None
+
+
+# The task browser's pages ride on this router, so both apps (jarvis serve, jarvis view) get them.
+router.include_router(task_router)

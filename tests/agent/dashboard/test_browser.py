@@ -263,3 +263,27 @@ def _wait_for(condition: Any, within_s: float = 20.0) -> None:
             pass
         time.sleep(0.1)
     raise AssertionError("condition not met in time")
+
+
+def test_browse_suites_tasks_and_a_manual_in_two_styles(dashboard_url: str, browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    shots = _shots(tmp_path)
+    browser.get(dashboard_url + "/")
+    browser.find_element(By.LINK_TEXT, "tasks").click()
+    _wait_title(browser, "Tasks")
+    browser.save_screenshot(str(shots / "tasks.png"))
+    browser.find_element(By.LINK_TEXT, "jarvis-mini").click()
+    _wait_title(browser, "jarvis-mini")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#suite-tasks tbody tr")) == 6
+    browser.find_element(By.CSS_SELECTOR, "#suite-tasks tbody a").click()
+    _wait_title(browser, "lego/")
+    assert _images_loaded(browser, within_s=90) == []  # the manual renders on first request
+    assert browser.find_element(By.ID, "observation").get_property("naturalWidth") > 0
+    browser.find_element(By.LINK_TEXT, "shaded").click()
+    _wait_title(browser, "lego/")
+    assert "style=shaded" in browser.current_url
+    pages = browser.find_elements(By.CSS_SELECTOR, ".manual-pages img")
+    assert pages and all("/manual/shaded/" in p.get_attribute("src") for p in pages)
+    assert _images_loaded(browser, within_s=90) == []
+    browser.save_screenshot(str(shots / "task_shaded.png"))

@@ -131,6 +131,7 @@ def test_server_dashboard_shows_a_token_only_its_runs_and_progress_advances(
         assert seen[-1] == 3 and seen == sorted(seen)
         c.cookies.clear()
         assert c.get(f"/runs/{run_id}", follow_redirects=False).status_code == 303
+        assert c.get("/tasks", follow_redirects=False).status_code == 303  # the task browser wants a token too
 
 
 @pytest.mark.slow
