@@ -3,7 +3,6 @@ observation. Images are rendered on first request (cached on disk by the manual 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -35,15 +34,9 @@ def _assembly(task_id: str) -> TaskSpec:
     return task
 
 
-# A browser asks for a task's pages all at once, and the threadpool would render them side by side: MuJoCo's
-# offscreen GL (OSMesa) crashed the process when two threads rendered at the same time. One render at a time.
-_RENDER_LOCK = threading.Lock()
-
-
 def _rendered(render: Callable[[], T], what: str) -> T:
     try:
-        with _RENDER_LOCK:
-            return render()
+        return render()
     except KeyError as exc:  # an unknown style: the caller's input
         raise HTTPException(422, f"cannot render {what}: {exc.args[0] if exc.args else exc}") from None
     except Exception as exc:  # no GL here, or the renderer failed: say so rather than a bare 500
