@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from evaluator.episode_table import ROW_SUB_SCORES
 from evaluator.records import EpisodeRecord
 from evaluator.run_dir import RunDirError, read_run_dir, records_path
 from evaluator.summary import RunSummary, summarise
@@ -78,6 +79,15 @@ class RunView:
     records: list[EpisodeRecord]
     root: Path
     plots: list[str] = field(default_factory=list)
+    family_html: str = ""  # the families' paper tables (report.md's family sections), as HTML
+
+    def sub_score_columns(self) -> list[str]:
+        """The sub-scores any of its episodes has (assembly's four; none for question runs)."""
+        return [k for k in ROW_SUB_SCORES if any(k in r.sub_scores for r in self.summary.episodes)]
+
+    def asked(self) -> bool:
+        """Some of its episodes answered questions (the table gets a right/wrong column)."""
+        return any(r.correct is not None for r in self.summary.episodes)
 
     def record(self, episode_id: str) -> EpisodeRecord:
         """The record of one episode; KeyError names it when the run has none."""
@@ -122,8 +132,20 @@ _cache: dict[Path, tuple[tuple[str, int, int], Any]] = {}
 _cache_lock = threading.Lock()
 
 
-def _read_summarised(root: Path) -> tuple[Any, RunSummary]:
-    """(RunData with the latest record per task, its summary), from the cache when episodes.jsonl is unchanged."""
+def family_tables_html(records: list[EpisodeRecord]) -> str:
+    """The families' sections of report.md (VSP, GamiBench, Table 4 and 6 ...) from the same code, as HTML."""
+    from markdown_it import MarkdownIt
+
+    from evaluator.family_reports import family_sections
+
+    text = family_sections(records)
+    # No raw HTML: task ids and answers in the tables come from records and are escaped like any text.
+    return MarkdownIt("commonmark", {"html": False}).enable("table").render(text) if text else ""
+
+
+def _read_summarised(root: Path) -> tuple[Any, RunSummary, str]:
+    """(RunData with the latest record per task, its summary, its family tables as HTML), from the cache when
+    episodes.jsonl is unchanged."""
     from agent.reporting import latest_per_task
 
     path = records_path(root)
@@ -138,7 +160,7 @@ def _read_summarised(root: Path) -> tuple[Any, RunSummary]:
         return hit[1]  # type: ignore[no-any-return]
     data = read_run_dir(root, strict=False)
     data.records = latest_per_task(list(data.records))
-    value = (data, summarise(data))
+    value = (data, summarise(data), family_tables_html(data.records))
     if key is not None:
         with _cache_lock:
             if len(_cache) >= _CACHE_SIZE:
@@ -149,14 +171,15 @@ def _read_summarised(root: Path) -> tuple[Any, RunSummary]:
 
 def read_run(root: Path, listing: RunListing | None = None) -> RunView:
     """Read one run directory into a view (lenient: a corrupt line is skipped and named in the summary)."""
-    data, summary = _read_summarised(root)
+    data, summary, family_html = _read_summarised(root)
     if listing is None:
         listing = RunListing(key=root.name, labels=summary.labels, progress=progress_of(summary, data.config),
                              suite=_config_str(data.config, "suite"), backend=_config_str(data.config, "backend"))
     listing.mean = summary.soft_score
     listing.labels = listing.labels or summary.labels
     plots = [p for p in PLOT_FILES if (root / p).is_file()]
-    return RunView(listing=listing, summary=summary, records=data.records, root=root, plots=plots)
+    return RunView(listing=listing, summary=summary, records=data.records, root=root, plots=plots,
+                   family_html=family_html)
 
 
 def progress_of(summary: RunSummary, config: dict[str, Any]) -> Progress:

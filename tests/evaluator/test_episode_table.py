@@ -101,3 +101,17 @@ def test_score_distribution_plot_per_difficulty(tmp_path: Path) -> None:
     path = plots.plot_score_distribution(summary, tmp_path / "d.png")
     assert path is not None and Image.open(path).size[0] > 300
     assert plots.plot_score_distribution(summary.model_copy(update={"episodes": []}), tmp_path / "e.png") is None
+
+
+def test_question_episodes_get_a_right_or_wrong_column(tmp_path: Path) -> None:
+    def asked(k: int, right: bool) -> EpisodeRecord:
+        score = 100.0 if right else 0.0
+        return EpisodeRecord(episode_id=f"q{k}", task_id=f"vsp/x/{k}", family="vsp", status="done",
+                             scores={"soft_score": score, "correct": score, "valid": 100.0})
+
+    run = write_run(tmp_path / "q", [asked(0, True), asked(1, False)])
+    rows = summarise(read_run_dir(run)).episodes
+    assert [r.correct for r in rows] == [True, False]
+    write_report([run], run, with_plots=False)
+    table = (run / "report.md").read_text().split("## Episodes")[1].splitlines()
+    assert "| Correct |" in table[2] and "| 100.0 | yes |" in table[4] and "| 0.0 | no |" in table[5]

@@ -83,3 +83,17 @@ def pictured_run(tmp_path: Path) -> Path:
     root.mkdir()
     record = pictured_record(lego_record(task, state, 0).model_copy(update={"episode_id": "ep-pictured"}), task, root)
     return write_run(root, [record], config={"model": "fake-model", "task_ids": [task.id]})
+
+
+@pytest.fixture
+def vsp_run(tmp_path: Path) -> Path:
+    """A real `random` run over four generated VSP maze items (about 2 s: the set is generated once a machine)."""
+    from agent.batch import run_batch
+    from agent.config import AgentConfig
+    from agent.run_store import RunConfig
+    from jarvis_sim.tasks.registry import suite_task_ids
+
+    out = tmp_path / "vsp-run"
+    ids = suite_task_ids("vsp-gen-mini-maze-main")[:4]
+    run_batch(RunConfig(task_ids=ids, agent=AgentConfig(name="random", seed=3)), out, workers=0)
+    return out

@@ -271,3 +271,26 @@ def test_an_assembly_record_without_pictures_says_so(crafted_run: Path) -> None:
     run = write_run(crafted_run.parent / "old", [old])
     page = TestClient(create_view_app([run])).get("/runs/old/episodes/ep-old").text
     assert "No pictures of the final state (recorded before" in page
+
+
+def test_question_items_show_images_prompt_answer_parsed_choice_and_verdict(vsp_run: Path) -> None:
+    from evaluator.records import EpisodeRecord
+
+    c = TestClient(create_view_app([vsp_run]))
+    run = c.get("/runs/vsp-run").text
+    assert "Tables of the task families" in run and "VSP main task: success by level" in run  # report.md's tables
+    table = run.split('id="episodes"')[1]
+    assert "<th>Correct</th>" in table and "<th data-type=\"num\">pose</th>" not in table
+    records = [EpisodeRecord.model_validate_json(line) for line in (vsp_run / "episodes.jsonl").read_text().splitlines()]
+    for rec in records:
+        right = rec.scores["correct"] >= 100.0
+        page = c.get(f"/runs/vsp-run/episodes/{rec.episode_id}").text
+        verdict = re.search(r'<p id="verdict" class="verdict (right|wrong)">', page)
+        assert verdict is not None and verdict.group(1) == ("right" if right else "wrong")
+        plan = rec.score_details["official"].get("plan")
+        if plan:
+            assert json.dumps(plan).replace('"', "&#34;") in page.split('id="parsed"')[1]
+        images = re.findall(r'<img src="(/runs/vsp-run/files/[^"]+)"', page)
+        assert len(images) == len(rec.rounds[0].prompt_images) > 0
+        assert all(c.get(src).status_code == 200 for src in images)  # kept in the episode folder
+        assert "&lt;IMAGE-1&gt; in the prompt" in page
