@@ -7,6 +7,7 @@ never blocks the event loop the API answers on.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any
 from urllib.parse import parse_qs
 
@@ -122,6 +123,28 @@ def comparepage(request: Request, source: SourceDep, who: ViewerDep) -> HTMLResp
         for row in v.summary.episodes:
             by_task.setdefault(row.task_id, [[] for _ in views])[k].append(row)
     return page("compare.html", keys=keys, comparison=table, by_task=by_task)
+
+
+@router.get("/compare/task", response_class=HTMLResponse)
+def compare_task_page(request: Request, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+    """One task in two or more runs, side by side (?task=T&run=A&run=B): scores, end pictures, rounds."""
+    task = request.query_params.get("task")
+    keys = request.query_params.getlist("run")
+    if not task or len(keys) < 2:
+        raise HTTPException(422, "a side-by-side takes a task and two or more runs: /compare/task?task=T&run=A&run=B")
+    columns = []
+    for key in keys:
+        view = _open(source, key, who)
+        episodes = [r for r in view.records if r.task_id == task]
+        first = episode_page_data(episodes[0], view.root) if episodes else None
+        columns.append({"key": key, "labels": view.summary.labels, "page": first, "n": len(episodes)})
+    if not any(c["page"] for c in columns):
+        raise HTTPException(404, f"none of the runs {', '.join(keys)} has an episode of task {task!r}")
+    target = next((f for c in columns if c["page"] for f in c["page"].final if f.kind == "target"), None)
+    if target is not None:  # its colours would be one run's verdicts: the shared target is shown plain
+        target = dataclasses.replace(target, shapes=[])
+    target_run = next((c["key"] for c in columns if c["page"] and any(f.kind == "target" for f in c["page"].final)), "")
+    return page("compare_task.html", task=task, columns=columns, target=target, target_run=target_run)
 
 
 @router.get("/runs/{key}/files/{path:path}")

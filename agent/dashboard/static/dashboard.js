@@ -68,8 +68,10 @@ function makeBrickHover() {
     g.addEventListener("mouseleave", () => light(g.dataset.brick, false));
   });
   const toggle = document.getElementById("show-scores");
-  const views = document.querySelector(".final-views");
-  if (toggle && views) toggle.addEventListener("change", () => views.classList.toggle("plain", !toggle.checked));
+  if (toggle) {
+    toggle.addEventListener("change", () => document.querySelectorAll(".final-views:not([data-fixed])")
+      .forEach((views) => views.classList.toggle("plain", !toggle.checked)));
+  }
 }
 
 function formatEta(seconds) {

@@ -84,6 +84,15 @@ def _shots(tmp_path: Path) -> Path:
     return out
 
 
+def _full_page_shot(driver: Any, path: Path) -> None:
+    """A screenshot of the whole page (the window grown to the page's height, then put back)."""
+    size = driver.get_window_size()
+    height = int(driver.execute_script("return document.documentElement.scrollHeight"))
+    driver.set_window_size(size["width"], min(max(height, size["height"]), 4000))
+    driver.save_screenshot(str(path))
+    driver.set_window_size(size["width"], size["height"])
+
+
 def _images_loaded(driver: Any, within_s: float = 10.0) -> list[str]:
     """Sources of the page's images that did not load within the time given (an empty list: all did)."""
     deadline = time.monotonic() + within_s
@@ -143,13 +152,20 @@ def test_open_a_run_sort_filter_and_step_through_an_episode(dashboard_url: str, 
     browser.save_screenshot(str(shots / "episode_failed.png"))
 
     browser.get(dashboard_url + "/")
-    for box in browser.find_elements(By.CSS_SELECTOR, "input[name=run]")[:2]:
-        box.click()
+    for name in ("crafted", "pictured"):
+        browser.find_element(By.CSS_SELECTOR, f"input[name=run][value={name}]").click()
     browser.find_element(By.ID, "compare").click()
     _wait_title(browser, "Compare")
     assert browser.find_element(By.TAG_NAME, "h1").text == "Runs side by side"
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#per-task tbody tr")) == 4  # three crafted tasks + the oracle's
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#per-task tbody tr")) == 3  # the crafted run's three tasks
     browser.save_screenshot(str(shots / "compare.png"))
+    (link,) = browser.find_elements(By.CSS_SELECTOR, "a.side-link")  # lego/test/medium is in both runs
+    link.click()
+    _wait_title(browser, "Compare lego/test/medium")
+    sides = browser.find_elements(By.CSS_SELECTOR, "section.side")
+    assert [s.get_attribute("data-run") for s in sides] == ["crafted", "pictured"]
+    assert _images_loaded(browser) == []
+    _full_page_shot(browser, shots / "compare_task.png")
 
     browser.get(f"{dashboard_url}/runs/{oracle_run.name}")
     assert browser.find_elements(By.CSS_SELECTOR, ".plots img")

@@ -194,7 +194,8 @@ def test_compare_two_runs_task_by_task(crafted_run: Path, tmp_path: Path) -> Non
     easy_row = next(line for line in per_task.splitlines() if line.startswith("<tr><td>lego/test/easy</td>"))
     assert easy_row.count('<a href="/runs/other/') == 1 and easy_row.count('<a href="/runs/crafted/') == 3
     hard_row = next(line for line in per_task.splitlines() if line.startswith("<tr><td>lego/test/hard</td>"))
-    assert hard_row.endswith('<td data-value=""></td></tr>')  # not in the other run: blank, never a zero
+    assert hard_row.endswith('<td data-value=""></td><td>–</td></tr>')  # not in the other run: blank, never a zero
+    assert 'href="/compare/task?task=lego/test/easy&amp;run=crafted&amp;run=other">side by side' in easy_row
     assert c.get("/compare", params={"run": "crafted"}).status_code == 422
 
 
@@ -294,3 +295,26 @@ def test_question_items_show_images_prompt_answer_parsed_choice_and_verdict(vsp_
         assert len(images) == len(rec.rounds[0].prompt_images) > 0
         assert all(c.get(src).status_code == 200 for src in images)  # kept in the episode folder
         assert "&lt;IMAGE-1&gt; in the prompt" in page
+
+
+def test_one_task_in_two_runs_side_by_side(crafted_run: Path, pictured_run: Path, tmp_path: Path) -> None:
+    from tests.evaluator.builders import perfect_state
+    from tests.evaluator.runs import lego_record, write_run
+
+    task = TASKS["medium"]
+    other = write_run(tmp_path / "perfect", [lego_record(task, perfect_state(task), 0).model_copy(
+        update={"episode_id": "ep-perfect"})], config={"model": "other-model"})
+    c = TestClient(create_view_app([pictured_run, other, crafted_run]))
+    page = c.get("/compare/task", params=[("task", task.id), ("run", "pictured"), ("run", "perfect"),
+                                          ("run", "crafted")])
+    assert page.status_code == 200
+    sides = page.text.split('<section class="side" data-run="')[1:]
+    assert [s.split('"')[0] for s in sides] == ["pictured", "perfect", "crafted"]
+    soft = [re.search(r'<td class="soft">([^<]+)</td>', s).group(1) for s in sides]  # type: ignore[union-attr]
+    assert soft[1] == "100.0" and float(soft[0]) < 100.0
+    assert 'data-kind="final"' in sides[0] and 'data-kind="final"' not in sides[1]  # only one was pictured
+    assert "(the first of 3)" in sides[2]  # the crafted run holds three episodes of this task (three seeds)
+    assert '<div class="side-target">' in page.text  # the target once, from the run that pictured it
+    assert c.get("/compare/task", params=[("task", task.id), ("run", "pictured")]).status_code == 422
+    assert c.get("/compare/task", params=[("task", "lego/nope"), ("run", "pictured"), ("run", "perfect")]
+                 ).status_code == 404
