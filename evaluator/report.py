@@ -21,6 +21,7 @@ from evaluator.summary import ASSEMBLY_FAMILY, SUB_SCORES, RunSummary, summarise
 from jarvis_sim.provenance import differences
 
 SUMMARY_FILE = "summary.json"
+FAILED_ACTIONS_PLOT = "failed_actions.png"
 REPORT_FILE = "report.md"
 COMPARISON_FILE = "comparison.json"
 
@@ -89,6 +90,11 @@ def render_run(summary: RunSummary, plot_files: Sequence[str] = (), run_link: st
         if t.n_without_task_info:
             lines.append(f"\n{t.n_without_task_info} episode(s) without task size information are not in this table.")
         lines.append("")
+    if s.failed_action_kinds:
+        n = s.n_assembly_episodes()
+        lines += ["## Failed actions by kind", "", "Skill calls that returned a typed error, over all assembly episodes.", ""]
+        rows = [[f"`{kind}`", str(c), f"{c / n:.2f}" if n else "–"] for kind, c in s.failed_action_kinds.items()]
+        lines += [*_table(["Error kind", "Calls", "Per episode"], rows), ""]
     if s.reflection:
         lines += ["## Reflection rounds", "", "Change is the mean paired change from the previous round.", ""]
         rows = [
@@ -256,6 +262,9 @@ def write_summary_outputs(summary: RunSummary, out_dir: Path, with_plots: bool =
             p = fn(summary, out_dir / name)
             if p is not None:
                 made.append(p)
+        p = plots.plot_failed_actions([summary], [summary.run], out_dir / FAILED_ACTIONS_PLOT)
+        if p is not None:
+            made.append(p)
     (out_dir / REPORT_FILE).write_text(render_run(summary, [p.name for p in made], run_link) + "\n",
                                        encoding="utf-8")
     return [*written, *made, out_dir / REPORT_FILE]
@@ -306,7 +315,8 @@ def write_report(
             add_floors(data, summary)
         name = summary.run if summary.run not in used else f"{summary.run}-{k}"
         used.add(name)
-        write_summary_outputs(summary, out / name, with_plots)
+        link = os.path.relpath(Path(rd).resolve(), (out / name).resolve())
+        write_summary_outputs(summary, out / name, with_plots, f"{link}/")
         append_family_sections(data.records, out / name / REPORT_FILE)
         summaries.append(summary)
         links.append(f"{name}/{REPORT_FILE}")
@@ -317,8 +327,11 @@ def write_report(
     if with_plots:
         labels = [" / ".join(v for v in (s.labels.get("model"), s.labels.get("tool_library")) if v) or s.run
                   for s in summaries]
-        p = plots.plot_comparison(summaries, labels, out / "comparison.png")
-        if p is not None:
-            made.append(p.name)
+        for fn, name in ((plots.plot_comparison, "comparison.png"),
+                         (plots.plot_failed_actions, "comparison_failed_actions.png"),
+                         (plots.plot_rounds_comparison, "comparison_rounds.png")):
+            p = fn(summaries, labels, out / name)
+            if p is not None:
+                made.append(p.name)
     (out / REPORT_FILE).write_text(render_comparison(comparison, made, links) + "\n", encoding="utf-8")
     return summaries

@@ -22,7 +22,7 @@ from evaluator.summary import RunSummary, summarise
 
 # Plots a run directory may hold (written by evaluator.report), in the order the run page shows them.
 PLOT_FILES = ("difficulty.png", "score_distribution.png", "horizon_complexity.png", "reflection_rounds.png",
-              "comparison.png")
+              "failed_actions.png", "comparison.png")
 
 
 @dataclass

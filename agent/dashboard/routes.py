@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Annotated, Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from agent.dashboard.comparison_plots import COMPARISON_PLOTS, comparison_plots
 from agent.dashboard.episode_view import episode_page_data
 from agent.dashboard.pages import STATIC, page
 from agent.dashboard.read_models import QueueSource, RunSource
@@ -118,11 +119,26 @@ def comparepage(request: Request, source: SourceDep, who: ViewerDep) -> HTMLResp
         raise HTTPException(422, "compare takes two or more runs: /compare?run=A&run=B")
     views = [_open(source, k, who) for k in keys]
     table = compare([v.summary for v in views])
+    drawn = comparison_plots(keys, [v.summary for v in views])
+    figures = [(name, COMPARISON_PLOTS[name][0]) for name in drawn]
     by_task: dict[str, list[list[Any]]] = {}  # task -> per run, its episodes (several seeds: several)
     for k, v in enumerate(views):
         for row in v.summary.episodes:
             by_task.setdefault(row.task_id, [[] for _ in views])[k].append(row)
-    return page("compare.html", keys=keys, comparison=table, by_task=by_task)
+    query = "&".join(f"run={quote(k)}" for k in keys)
+    return page("compare.html", keys=keys, comparison=table, by_task=by_task, figures=figures, query=query)
+
+
+@router.get("/compare/plots/{name}.png")
+def compare_plot(name: str, request: Request, source: SourceDep, who: ViewerDep) -> Response:
+    """One comparison plot (PNG) of the runs in the query, drawn by evaluator.plots."""
+    keys = request.query_params.getlist("run")
+    if name not in COMPARISON_PLOTS or len(keys) < 2:
+        raise HTTPException(404, f"no comparison plot {name!r} of runs {keys}; plots: {', '.join(COMPARISON_PLOTS)}")
+    drawn = comparison_plots(keys, [_open(source, k, who).summary for k in keys])
+    if name not in drawn:
+        raise HTTPException(404, f"the runs {', '.join(keys)} have nothing to plot in {name!r}")
+    return Response(drawn[name], media_type="image/png", headers={"Cache-Control": "no-store"})
 
 
 @router.get("/compare/task", response_class=HTMLResponse)

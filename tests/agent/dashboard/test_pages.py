@@ -30,6 +30,8 @@ def test_runs_list_and_run_page_tell_each_episodes_story(crafted_run: Path) -> N
     assert '<span class="p-failed">1</span> failed (counted as 0)' in page.text
     assert "budget exhausted after 2 rounds" in page.text  # the failure is named with its reason
     assert "Assembly by difficulty" in page.text and "Soft score by horizon" in page.text
+    kinds = page.text.split('id="failed-kinds"')[1].split('</table>')[0]
+    assert '<td><code>error</code></td><td>8</td>' in kinds and '<td><code>unknown_brick</code></td><td>1</td>' in kinds
     assert '<td>1200</td><td>300</td><td>0.0123</td>' in table  # tokens and cost of the failed episode
 
 
@@ -197,6 +199,11 @@ def test_compare_two_runs_task_by_task(crafted_run: Path, tmp_path: Path) -> Non
     assert hard_row.endswith('<td data-value=""></td><td>–</td></tr>')  # not in the other run: blank, never a zero
     assert 'href="/compare/task?task=lego/test/easy&amp;run=crafted&amp;run=other">side by side' in easy_row
     assert c.get("/compare", params={"run": "crafted"}).status_code == 422
+    plots = re.findall(r'<img src="(/compare/plots/[a-z_]+\.png\?run=crafted&amp;run=other)"', page.text)
+    assert [p.split("/")[3].split(".")[0] for p in plots] == ["difficulty", "failed_actions"]  # nothing reflected
+    for src in plots:
+        assert c.get(src.replace("&amp;", "&")).content[:4] == b"\x89PNG"
+    assert c.get("/compare/plots/rounds.png", params=[("run", "crafted"), ("run", "other")]).status_code == 404
 
 
 def test_each_round_shows_the_view_it_started_from_and_the_one_after(crafted_run: Path) -> None:
