@@ -119,8 +119,9 @@ def comparepage(request: Request, source: SourceDep, who: ViewerDep) -> HTMLResp
         raise HTTPException(422, "compare takes two or more runs: /compare?run=A&run=B")
     views = [_open(source, k, who) for k in keys]
     table = compare([v.summary for v in views])
-    drawn = comparison_plots(keys, [v.summary for v in views])
-    figures = [(name, COMPARISON_PLOTS[name][0]) for name in drawn]
+    # The plots are drawn when the browser asks for them, after the page is up; one with nothing to show is
+    # a 404 and the page drops its figure.
+    figures = [(name, title) for name, (title, _) in COMPARISON_PLOTS.items()]
     by_task: dict[str, list[list[Any]]] = {}  # task -> per run, its episodes (several seeds: several)
     for k, v in enumerate(views):
         for row in v.summary.episodes:

@@ -158,7 +158,10 @@ def test_open_a_run_sort_filter_and_step_through_an_episode(dashboard_url: str, 
     _wait_title(browser, "Compare")
     assert browser.find_element(By.TAG_NAME, "h1").text == "Runs side by side"
     assert len(browser.find_elements(By.CSS_SELECTOR, "#per-task tbody tr")) == 3  # the crafted run's three tasks
-    browser.save_screenshot(str(shots / "compare.png"))
+    # Neither run reflected: the reflection curves' figure goes, the difficulty and failed-action plots load.
+    _wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, ".plots img")) == 2)
+    assert _images_loaded(browser) == []
+    _full_page_shot(browser, shots / "compare.png")
     (link,) = browser.find_elements(By.CSS_SELECTOR, "a.side-link")  # lego/test/medium is in both runs
     link.click()
     _wait_title(browser, "Compare lego/test/medium")
