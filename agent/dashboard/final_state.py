@@ -14,6 +14,7 @@ from typing import Any
 from evaluator.records import EpisodeRecord, FinalView
 
 VIEW_LABELS = {"camera": "The robot's camera at the end (cut to the bricks)",
+               # 6 cm: jarvis_sim.manuals.final_state.NEAR_STRUCTURE_M (not imported: it brings in MuJoCo)
                "final": "Built (bricks within 6 cm of the target's footprint)", "target": "Target"}
 VIEW_ORDER = ("final", "target", "camera")
 INITIAL_RGB = "#4f79a8"  # an initial brick still in place: part of the scene, not of the score
@@ -61,7 +62,7 @@ class FinalPicture:
     height: int
     shapes: list[BrickShape] = field(default_factory=list)
     crop: tuple[int, int, int, int] | None = None  # (x, y, w, h) of the part worth showing; None: all of it
-    absent: list[str] = field(default_factory=list)  # required targets with no brick in this picture
+    absent: list[str] = field(default_factory=list)  # required targets with no visible brick here (hidden or away)
 
     def css_crop(self) -> str:
         """Inline style placing the full picture inside its cropped frame (percentages of the frame)."""
