@@ -60,14 +60,16 @@ class RunListing:
     backend: str | None = None
     mean: Any = None  # MeanCI of the soft score so far, or None
     cancellable: bool = False  # the source can stop it and it has unfinished episodes
+    live: bool = False  # it is still going: its pages poll its progress
 
-    def live(self) -> dict[str, Any]:
+    def progress_json(self) -> dict[str, Any]:
         """What the pages' progress poller shows (JSON)."""
         p = self.progress
         return {"key": self.key, "total": p.total, "finished": p.finished, "done": p.done, "failed": p.failed,
                 "cancelled": p.cancelled, "running": p.running, "queued": p.queued, "eta_s": p.eta_s,
                 "percent": round(p.percent, 1), "mean": self.mean.fmt(1) if self.mean is not None else None,
-                "n_scored": self.mean.n if self.mean is not None else 0, "cancellable": self.cancellable}
+                "n_scored": self.mean.n if self.mean is not None else 0, "cancellable": self.cancellable,
+                "live": self.live}
 
 
 @dataclass
@@ -173,13 +175,27 @@ def read_run(root: Path, listing: RunListing | None = None) -> RunView:
     """Read one run directory into a view (lenient: a corrupt line is skipped and named in the summary)."""
     data, summary, family_html = _read_summarised(root)
     if listing is None:
-        listing = RunListing(key=root.name, labels=summary.labels, progress=progress_of(summary, data.config),
-                             suite=_config_str(data.config, "suite"), backend=_config_str(data.config, "backend"))
+        progress = progress_of(summary, data.config)
+        listing = RunListing(key=root.name, labels=summary.labels, progress=progress,
+                             suite=_config_str(data.config, "suite"), backend=_config_str(data.config, "backend"),
+                             live=progress.finished < progress.total and _recently_written(root))
     listing.mean = summary.soft_score
     listing.labels = listing.labels or summary.labels
     plots = [p for p in PLOT_FILES if (root / p).is_file()]
     return RunView(listing=listing, summary=summary, records=data.records, root=root, plots=plots,
                    family_html=family_html)
+
+
+# A run directory with tasks left whose records file changed this recently is taken to be running (a `jarvis
+# run` writing it); one left longer is an interrupted run, and its pages stop polling.
+LIVE_WITHIN_S = 600.0
+
+
+def _recently_written(root: Path) -> bool:
+    try:
+        return time.time() - records_path(root).stat().st_mtime < LIVE_WITHIN_S
+    except OSError:
+        return False
 
 
 def progress_of(summary: RunSummary, config: dict[str, Any]) -> Progress:
@@ -253,7 +269,7 @@ class QueueSource:
         labels = {k: str(v) for k in ("name", "model", "mode", "tool_library") if (v := agent.get(k))}
         return RunListing(key=run.id, labels=labels, progress=progress, created_at=run.created_at,
                           suite=config.get("suite"), backend=config.get("backend"),
-                          cancellable=progress.finished < progress.total)
+                          cancellable=progress.finished < progress.total, live=progress.finished < progress.total)
 
     def list_runs(self, viewer: str) -> list[RunListing]:
         """The viewer's runs, newest first."""

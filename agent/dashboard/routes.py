@@ -80,7 +80,7 @@ def runpage(key: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
 def run_progress(key: str, source: SourceDep, who: ViewerDep) -> JSONResponse:
     """How far a run is, for the pages' poller: counts, ETA and the running mean with its CI."""
     view = _open(source, key, who)
-    return JSONResponse(view.listing.live(), headers={"Cache-Control": "no-store"})
+    return JSONResponse(view.listing.progress_json(), headers={"Cache-Control": "no-store"})
 
 
 @router.post("/runs/{key}/cancel")

@@ -97,7 +97,7 @@ function pollProgress(box) {
     set("p-eta", formatEta(p.eta_s));
     set("p-mean", p.mean === null ? "–" : p.mean);
     set("p-n", String(p.n_scored));
-    if (p.finished >= p.total) {
+    if (p.finished >= p.total || !p.live) {
       box.dataset.live = "no";
       if (document.body.dataset.reloadWhenDone === "yes") window.location.reload();
       return;

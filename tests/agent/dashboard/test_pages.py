@@ -68,6 +68,15 @@ def test_progress_is_served_as_json_and_files_on_disk_cannot_be_cancelled(crafte
     assert refused.status_code == 405 and "Ctrl-C" in refused.json()["detail"]
     assert c.post("/runs/nope/cancel").status_code == 404
     assert 'id="cancel-run"' not in c.get("/runs/crafted").text
+    # A run directory with tasks left that was written just now is being written: its page polls. Left for an
+    # hour, it is an interrupted run, and nothing polls it.
+    assert live["live"] is True and 'data-live="yes"' in c.get("/runs/crafted").text
+    import os
+
+    old = time.time() - 3600
+    os.utime(crafted_run / "episodes.jsonl", (old, old))
+    assert c.get("/runs/crafted/progress").json()["live"] is False
+    assert 'data-live="no"' in c.get("/runs/crafted").text
 
 
 def test_view_refuses_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
