@@ -45,13 +45,13 @@ ViewerDep = Annotated[str, Depends(viewer)]
 
 
 @router.get("/", response_class=HTMLResponse)
-def runspage(source: SourceDep, who: ViewerDep) -> HTMLResponse:
+def runs_page(source: SourceDep, who: ViewerDep) -> HTMLResponse:
     """Every run the viewer may see, with its progress and running mean."""
     return page("runs.html", runs=source.list_runs(who))
 
 
 @router.get(LOGIN_PATH, response_class=HTMLResponse)
-def loginpage() -> HTMLResponse:
+def login_page() -> HTMLResponse:
     """A form asking for the API token (kept in an HttpOnly cookie)."""
     return page("login.html")
 
@@ -70,7 +70,7 @@ async def login(request: Request) -> RedirectResponse:
 
 
 @router.get("/runs/{key}", response_class=HTMLResponse)
-def runpage(key: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+def run_page(key: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
     """A run: its tables, plots and sortable per-episode table."""
     view = _open(source, key, who)
     return page("run.html", run=view, s=view.summary)
@@ -99,7 +99,7 @@ def cancel_run(key: str, source: SourceDep, who: ViewerDep) -> RedirectResponse:
 
 
 @router.get("/runs/{key}/episodes/{episode_id}", response_class=HTMLResponse)
-def episodepage(key: str, episode_id: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+def episode_page(key: str, episode_id: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
     """An episode round by round."""
     view = _open(source, key, who)
     try:
@@ -110,7 +110,7 @@ def episodepage(key: str, episode_id: str, source: SourceDep, who: ViewerDep) ->
 
 
 @router.get("/compare", response_class=HTMLResponse)
-def comparepage(request: Request, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+def compare_page(request: Request, source: SourceDep, who: ViewerDep) -> HTMLResponse:
     """Runs side by side (?run=A&run=B...): headline numbers, then each task's soft score in every run."""
     from evaluator.report import compare
 
