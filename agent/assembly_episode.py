@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from agent.episode import EpisodeError, EpisodeJob, now_iso
+from agent.final_views import capture_final_views
 from agent.placements import PlacementWatch
 from agent.progress import report
 from agent.sandbox import Sandbox, SandboxLimits, SandboxResult, SkillServer
@@ -216,6 +217,7 @@ class AssemblyEpisode:
             timings=Timings(started_at=self.started, finished_at=now_iso(), wall_s=time.perf_counter() - self.t0,
                             sim_time_s=elapsed, budget_s=self.task.time_budget_s),
             tokens=self.tokens, provenance=collect_provenance(self.backend), planner=self.planner,
+            final_views=capture_final_views(self.backend, self.ctx.camera, self.task, state, self.dir),
         )
         # The same code path as offline re-scoring (jarvis score RUN_DIR).
         self.finished = score_episode(record, self.task)

@@ -82,8 +82,9 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def run_question_episode(job: EpisodeJob, item: QuestionItem, family: QuestionFamily) -> EpisodeRecord:
-    """Ask the agent, then score and record its answer."""
+def run_question_episode(job: EpisodeJob, item: QuestionItem, family: QuestionFamily,
+                         episode_dir: Path | None = None) -> EpisodeRecord:
+    """Ask the agent, then score and record its answer (its images copied into `episode_dir` when given)."""
     started, t0 = now_iso(), time.perf_counter()
     agent = make_agent(job.agent)
     if not isinstance(agent, QuestionAgent):
@@ -91,12 +92,20 @@ def run_question_episode(job: EpisodeJob, item: QuestionItem, family: QuestionFa
     report(job.progress, "answering", rounds_total=1)
     turn = agent.answer_question(item, family)
     report(job.progress, "scoring", rounds_done=1)
-    return question_record(job, item, turn, started, time.perf_counter() - t0)
+    return question_record(job, item, turn, started, time.perf_counter() - t0, episode_dir)
 
 
-def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, started: str, wall: float) -> EpisodeRecord:
-    """Score an answer in both modes and build the episode's record."""
+def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, started: str, wall: float,
+                    episode_dir: Path | None = None) -> EpisodeRecord:
+    """Score an answer in both modes and build the episode's record.
+
+    With `episode_dir` the item's images are kept in it and the record names those copies; without one
+    (an episode outside a run) it names the item's own files.
+    """
+    from agent.prompt_images import keep_prompt_images
+
     scores, details = question_scores(item, turn.text)
+    images = keep_prompt_images(item.images, episode_dir) if episode_dir is not None else list(item.images)
     return EpisodeRecord(
         episode_id=job.episode_id,
         task_id=item.id,
@@ -110,7 +119,7 @@ def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, start
                 index=0,
                 kind="answer",
                 prompt_text=turn.prompt_text,
-                prompt_images=list(item.images),
+                prompt_images=images,
                 response=turn.text,
                 outcome="ok" if scores["valid"] else "error",
                 tokens_in=turn.tokens_in,
@@ -146,7 +155,7 @@ def run_episode(job: EpisodeJob, episode_dir: Path, runtime: Any = None) -> Epis
         family = family_of_task(job.task_id)
         if isinstance(task, QuestionItem):
             assert isinstance(family, QuestionFamily)
-            return run_question_episode(job, task, family)
+            return run_question_episode(job, task, family, episode_dir)
         if family.name == "planning":
             from agent.planning_episode import run_planning_episode
 

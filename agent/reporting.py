@@ -74,6 +74,8 @@ def finish_run(run: RunDirectory, per_episode: bool = False) -> dict[str, Any]:
     from evaluator.run_dir import read_run_dir
     from evaluator.summary import summarise
 
+    # A run cancelled before any episode finished has no records file yet: its report is an empty one.
+    run.episodes_path.touch(exist_ok=True)
     data = read_run_dir(run.root, strict=False)
     data.records = one_per_episode(list(data.records)) if per_episode else latest_per_task(list(data.records))
     summary = summarise(data)

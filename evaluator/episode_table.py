@@ -15,6 +15,7 @@ from evaluator.records import EpisodeRecord
 
 # Sub-scores shown per episode, in the paper's order (the time penalty is folded into soft_score).
 ROW_SUB_SCORES = ("pose", "completion", "validity", "stability")
+FINAL_IMAGE_LINKS = {"final": "built", "target": "target", "camera": "camera"}  # link text per picture kind
 
 
 class EpisodeRow(BaseModel):
@@ -38,7 +39,11 @@ class EpisodeRow(BaseModel):
     tokens_out: int = 0
     cost_usd: float = 0.0
     reason: str | None = Field(None, description="Why a failed or cancelled episode ended so.")
+    correct: bool | None = Field(None, description="Question episodes: the answer was right (official mode).")
     artifacts_dir: str | None = None
+    final_images: dict[str, str] = Field(
+        default_factory=dict, description="Assembly: pictures of the end by kind (camera, final, target), "
+                                          "paths relative to the run directory.")
 
 
 def _task_size(record: EpisodeRecord) -> tuple[int | None, int | None]:
@@ -83,7 +88,10 @@ def episode_row(record: EpisodeRecord) -> EpisodeRow:
         tokens_out=record.tokens.output,
         cost_usd=record.tokens.cost_usd,
         reason=failure_reason(record),
+        correct=(scores["correct"] >= 100.0) if "correct" in scores else None,
         artifacts_dir=record.artifacts_dir,
+        final_images={v.kind: f"{record.artifacts_dir}/{v.image}" if record.artifacts_dir else v.image
+                      for v in record.final_views},
     )
 
 
@@ -100,18 +108,32 @@ def _cell(v: Any, digits: int = 1) -> str:
     return str(v).replace("|", "\\|")
 
 
-def render_episode_table(rows: Sequence[EpisodeRow]) -> list[str]:
-    """The markdown section listing every episode (empty when there are none)."""
+def _yes_no(v: bool | None) -> str:
+    return "–" if v is None else ("yes" if v else "no")
+
+
+def render_episode_table(rows: Sequence[EpisodeRow], run_link: str = "") -> list[str]:
+    """The markdown section listing every episode (empty when there are none).
+
+    `run_link`: the run directory as seen from the report ('' when the report is written inside it).
+    """
     if not rows:
         return []
     subs = [k for k in ROW_SUB_SCORES if any(k in r.sub_scores for r in rows)]
-    header = ["Task", "Status", "Difficulty", "Horizon", "Initial bricks", "Soft score", *subs,
-              "Failed actions", "Wall s", "Tokens in/out", "Cost $"]
+    pictured = any(r.final_images for r in rows)
+    asked = any(r.correct is not None for r in rows)
+    header = ["Task", "Status", "Difficulty", "Horizon", "Initial bricks", "Soft score",
+              *(["Correct"] if asked else []), *subs,
+              "Failed actions", "Wall s", "Tokens in/out", "Cost $", *(["Final state"] if pictured else [])]
     lines = ["## Episodes", "", "| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for r in rows:
         cells = [f"`{r.task_id}`", r.status, _cell(r.difficulty), _cell(r.horizon), _cell(r.initial_bricks),
-                 _cell(r.soft_score), *[_cell(r.sub_scores.get(k)) for k in subs], str(r.failed_actions),
+                 _cell(r.soft_score), *([_yes_no(r.correct)] if asked else []),
+                 *[_cell(r.sub_scores.get(k)) for k in subs], str(r.failed_actions),
                  _cell(r.wall_s), f"{r.tokens_in}/{r.tokens_out}", _cell(r.cost_usd, 4)]
+        if pictured:
+            cells.append(" · ".join(f"[{FINAL_IMAGE_LINKS[k]}]({run_link}{r.final_images[k]})" for k in FINAL_IMAGE_LINKS
+                                    if k in r.final_images) or "–")
         lines.append("| " + " | ".join(cells) + " |")
     return [*lines, ""]
 

@@ -145,3 +145,57 @@ def plot_score_distribution(summary: RunSummary, path: Path) -> Path | None:
     ax.set_ylabel("soft score")
     ax.set_title(f"{summary.run}: episode scores (mean, 95% CI)")
     return _save(plt, fig, path)
+
+
+def plot_failed_actions(summaries: list[RunSummary], labels: list[str], path: Path, top: int = 10) -> Path | None:
+    """Failed skill calls per episode by error kind, one bar per run (model); None when no run has any.
+
+    Per episode, so runs of different sizes compare; the `top` most frequent kinds over all runs are shown
+    and the rest summed as 'other kinds'.
+    """
+    totals: dict[str, int] = {}
+    for s in summaries:
+        for kind, n in s.failed_action_kinds.items():
+            totals[kind] = totals.get(kind, 0) + n
+    if not totals:
+        return None
+    kinds = sorted(totals, key=lambda k: (-totals[k], k))
+    shown = kinds[:top] + (["other kinds"] if len(kinds) > top else [])
+    plt = _pyplot()
+    height = 0.8 / len(summaries)
+    fig, ax = plt.subplots(figsize=(7.0, 1.2 + 0.35 * len(shown) * max(1, len(summaries)) ** 0.5), dpi=120)
+    for k, (s, label) in enumerate(zip(summaries, labels, strict=True)):
+        n = s.n_assembly_episodes()
+        if not n:
+            continue  # no assembly episodes: no rate to draw, and no zero bar pretending there is one
+        per = [s.failed_action_kinds.get(kind, 0) for kind in kinds[:top]]
+        if len(kinds) > top:
+            per.append(sum(s.failed_action_kinds.get(kind, 0) for kind in kinds[top:]))
+        ys = [i + (k - (len(summaries) - 1) / 2) * height for i in range(len(shown))]
+        ax.barh(ys, [v / n for v in per], height=height, label=f"{label} ({n} episodes)")
+    ax.set_yticks(range(len(shown)), shown)
+    ax.invert_yaxis()  # the most frequent kind on top
+    ax.set_xlabel("failed skill calls per episode")
+    ax.legend(fontsize=7)
+    ax.set_title("failed actions by error kind" if len(summaries) > 1 else f"{summaries[0].run}: failed actions by kind")
+    return _save(plt, fig, path)
+
+
+def plot_rounds_comparison(summaries: list[RunSummary], labels: list[str], path: Path) -> Path | None:
+    """Reflection-round curves, one per run (mean soft score after R0..Rk, 95% CI); None when no run reflected."""
+    if not any(s.reflection for s in summaries):
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.0, 3.6), dpi=120)
+    for s, label in zip(summaries, labels, strict=True):
+        rows = [r for r in s.reflection if r.soft_score is not None]
+        if not rows:
+            continue  # a run without reflection rounds has no curve (not a flat line at zero)
+        means, err = _err([r.soft_score for r in rows])
+        ax.errorbar([r.round for r in rows], means, yerr=err, marker="o", capsize=3, label=label)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("reflection round")
+    ax.set_ylabel("soft score")
+    ax.legend(fontsize=7)
+    ax.set_title("soft score after each reflection round (95% CI)")
+    return _save(plt, fig, path)

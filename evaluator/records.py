@@ -87,6 +87,23 @@ class RoundRecord(BaseModel):
     )
 
 
+class FinalView(BaseModel):
+    """A picture of an assembly episode's end, and where each brick lies in it (for scoring overlays)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["camera", "final", "target"] = Field(
+        description="'camera': the backend's camera at the end; 'final' and 'target': the bricks built and the "
+                    "target, rendered alone from one viewpoint so they compare brick by brick.")
+    image: str = Field(description="Artifact path relative to the episode dir.")
+    width: int = Field(gt=0)
+    height: int = Field(gt=0)
+    outlines: dict[str, list[list[tuple[int, int]]]] = Field(
+        default_factory=dict,
+        description="Brick id (physical in 'camera' and 'final', target id in 'target') -> the polygons of its "
+                    "visible parts, pixels (x right, y down).")
+
+
 class Timings(BaseModel):
     """Wall and simulated time of the episode."""
 
@@ -135,6 +152,9 @@ class EpisodeRecord(BaseModel):
     timings: Timings = Timings()
     tokens: TokenAccount = TokenAccount()
     artifacts_dir: str | None = Field(None, description="Relative to the run directory.")
+    final_views: list[FinalView] = Field(
+        default_factory=list, description="Assembly episodes: pictures of the end state and the target (empty: "
+                                          "recorded before they were taken, or the renderer failed).")
     provenance: Provenance | None = Field(
         None, description="Versions, BLAS kernel and simulator settings it ran under (None: recorded before v2)."
     )

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from evaluator.summary import ASSEMBLY_FAMILY, SUB_SCORES, RunSummary, summarise
 from jarvis_sim.provenance import differences
 
 SUMMARY_FILE = "summary.json"
+FAILED_ACTIONS_PLOT = "failed_actions.png"
 REPORT_FILE = "report.md"
 COMPARISON_FILE = "comparison.json"
 
@@ -46,8 +48,8 @@ def _outcomes(s: RunSummary) -> str:
     return f"{done} finished, {s.n_failed} failed and counted as 0, {s.n_cancelled} cancelled and left out"
 
 
-def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
-    """The markdown report of one run."""
+def render_run(summary: RunSummary, plot_files: Sequence[str] = (), run_link: str = "") -> str:
+    """The markdown report of one run (`run_link`: its run directory as seen from the report, '' inside it)."""
     s = summary
     lines = [f"# Run `{s.run}`", ""]
     if s.labels:
@@ -88,6 +90,11 @@ def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
         if t.n_without_task_info:
             lines.append(f"\n{t.n_without_task_info} episode(s) without task size information are not in this table.")
         lines.append("")
+    if s.failed_action_kinds:
+        n = s.n_assembly_episodes()
+        lines += ["## Failed actions by kind", "", "Skill calls that returned a typed error, over all assembly episodes.", ""]
+        rows = [[f"`{kind}`", str(c), f"{c / n:.2f}" if n else "–"] for kind, c in s.failed_action_kinds.items()]
+        lines += [*_table(["Error kind", "Calls", "Per episode"], rows), ""]
     if s.reflection:
         lines += ["## Reflection rounds", "", "Change is the mean paired change from the previous round.", ""]
         rows = [
@@ -109,7 +116,7 @@ def render_run(summary: RunSummary, plot_files: Sequence[str] = ()) -> str:
         else:
             header, rows = ["Score", "All"], [[k, _ci(g.scores.get(k))] for k in keys]
         lines += [*_table(header, rows), ""]
-    lines += [*render_failures(s.episodes), *render_episode_table(s.episodes)]
+    lines += [*render_failures(s.episodes), *render_episode_table(s.episodes, run_link)]
     if s.skipped_lines:
         lines += ["## Skipped lines", "", *[f"- {p}" for p in s.skipped_lines], ""]
     if plot_files:
@@ -238,8 +245,12 @@ def render_comparison(c: Comparison, plot_files: Sequence[str] = (), links: Sequ
     return "\n".join(lines)
 
 
-def write_summary_outputs(summary: RunSummary, out_dir: Path, with_plots: bool = True) -> list[Path]:
-    """Write summary.json, plots and report.md for one run into out_dir; returns the files written."""
+def write_summary_outputs(summary: RunSummary, out_dir: Path, with_plots: bool = True,
+                          run_link: str = "") -> list[Path]:
+    """Write summary.json, plots and report.md for one run into out_dir; returns the files written.
+
+    `run_link`: the run directory relative to out_dir ('' when they are one), for links to episode pictures.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / SUMMARY_FILE]
     (out_dir / SUMMARY_FILE).write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
@@ -251,7 +262,11 @@ def write_summary_outputs(summary: RunSummary, out_dir: Path, with_plots: bool =
             p = fn(summary, out_dir / name)
             if p is not None:
                 made.append(p)
-    (out_dir / REPORT_FILE).write_text(render_run(summary, [p.name for p in made]) + "\n", encoding="utf-8")
+        p = plots.plot_failed_actions([summary], [summary.run], out_dir / FAILED_ACTIONS_PLOT)
+        if p is not None:
+            made.append(p)
+    (out_dir / REPORT_FILE).write_text(render_run(summary, [p.name for p in made], run_link) + "\n",
+                                       encoding="utf-8")
     return [*written, *made, out_dir / REPORT_FILE]
 
 
@@ -272,7 +287,8 @@ def write_run_report(
     if add_floors is not None:
         add_floors(data, summary)
     target = Path(out_dir) if out_dir else Path(run_dir)
-    write_summary_outputs(summary, target, with_plots)
+    link = os.path.relpath(Path(run_dir).resolve(), target.resolve()) if out_dir else "."
+    write_summary_outputs(summary, target, with_plots, "" if link == "." else f"{link}/")
     append_family_sections(data.records, target / REPORT_FILE)  # the tables the families' papers publish
     return summary
 
@@ -299,7 +315,8 @@ def write_report(
             add_floors(data, summary)
         name = summary.run if summary.run not in used else f"{summary.run}-{k}"
         used.add(name)
-        write_summary_outputs(summary, out / name, with_plots)
+        link = os.path.relpath(Path(rd).resolve(), (out / name).resolve())
+        write_summary_outputs(summary, out / name, with_plots, f"{link}/")
         append_family_sections(data.records, out / name / REPORT_FILE)
         summaries.append(summary)
         links.append(f"{name}/{REPORT_FILE}")
@@ -310,8 +327,11 @@ def write_report(
     if with_plots:
         labels = [" / ".join(v for v in (s.labels.get("model"), s.labels.get("tool_library")) if v) or s.run
                   for s in summaries]
-        p = plots.plot_comparison(summaries, labels, out / "comparison.png")
-        if p is not None:
-            made.append(p.name)
+        for fn, name in ((plots.plot_comparison, "comparison.png"),
+                         (plots.plot_failed_actions, "comparison_failed_actions.png"),
+                         (plots.plot_rounds_comparison, "comparison_rounds.png")):
+            p = fn(summaries, labels, out / name)
+            if p is not None:
+                made.append(p.name)
     (out / REPORT_FILE).write_text(render_comparison(comparison, made, links) + "\n", encoding="utf-8")
     return summaries

@@ -11,7 +11,7 @@ of its family's headline ('soft_score' and, for assembly, the sub-scores).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
@@ -120,6 +120,8 @@ class RunSummary(_Model):
     sub_scores: dict[str, MeanCI] = Field(default_factory=dict)
     by_difficulty: dict[str, DifficultySummary] = Field(default_factory=dict)
     failed_actions_per_task: MeanCI | None = None
+    failed_action_kinds: dict[str, int] = Field(
+        default_factory=dict, description="Assembly: failed skill calls by error kind over all episodes, most first.")
     horizon_complexity: HorizonComplexityTable | None = None
     reflection: list[RoundRow] = Field(default_factory=list)
     groups: dict[str, GroupSummary] = Field(default_factory=dict)
@@ -133,6 +135,10 @@ class RunSummary(_Model):
     )
     floors_note: str = Field("", description="Why floors are missing, and how to get them.")
     episodes: list[EpisodeRow] = Field(default_factory=list, description="One row per episode, in record order.")
+
+    def n_assembly_episodes(self) -> int:
+        """Assembly episodes among its rows (the denominator of per-episode rates)."""
+        return sum(r.family == ASSEMBLY_FAMILY for r in self.episodes)
 
     def environment_differences(self) -> dict[str, list[str]]:
         """Provenance keys whose value differs between this run's own episodes."""
@@ -185,6 +191,12 @@ def episode_scores(r: EpisodeRecord) -> dict[str, float] | None:
 def failed_actions(r: EpisodeRecord) -> int:
     """Skill calls that returned an error, over all rounds."""
     return sum(not c.ok for rnd in r.rounds for c in rnd.skill_calls)
+
+
+def failed_action_kinds(records: Iterable[EpisodeRecord]) -> dict[str, int]:
+    """Failed skill calls counted by their typed error kind ('error' when a call named none), most first."""
+    counts = Counter(c.error_kind or "error" for r in records for rnd in r.rounds for c in rnd.skill_calls if not c.ok)
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _bin(value: int, bins: tuple[tuple[str, int, int | None], ...]) -> int | None:
@@ -325,6 +337,7 @@ def summarise(run: RunData) -> RunSummary:
     if assembly:
         summary["sub_scores"] = _means((s for _, s in assembly), SUB_SCORES)
         summary["failed_actions_per_task"] = mean_ci([failed_actions(r) for r, _ in assembly])
+        summary["failed_action_kinds"] = failed_action_kinds(r for r, _ in assembly)
         summary.update(_assembly_tables(assembly))
 
     groups: dict[str, list[tuple[EpisodeRecord, dict[str, float]]]] = defaultdict(list)

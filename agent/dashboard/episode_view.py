@@ -7,11 +7,13 @@ Images that are not on disk are listed by name, never linked.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from agent.dashboard.final_state import FinalPicture, final_pictures
 from evaluator.episode_table import EpisodeRow, episode_row
 from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord
 
@@ -40,6 +42,38 @@ class RoundView:
 
 
 @dataclass
+class QuestionVerdict:
+    """A question episode's answer as the scorer read it: right or wrong, and what it parsed."""
+
+    correct: bool
+    valid: bool
+    strict_correct: bool | None
+    parsed: str | None  # the choice, plan or values the scorer took from the answer
+    error: str | None  # why the answer could not be read
+    details: dict[str, Any]
+
+
+# Keys the families' scorers use for what they read from an answer (evaluator.vsp, evaluator.gamibench).
+PARSED_KEYS = ("chosen", "parsed", "plan", "choice", "values", "marker")
+
+
+def question_verdict(record: EpisodeRecord) -> QuestionVerdict | None:
+    """The verdict of a scored question episode (VSP, GamiBench, ...); None for other episodes."""
+    if "correct" not in record.scores:
+        return None
+    official = record.score_details.get("official")
+    details: dict[str, Any] = official if isinstance(official, dict) else {}
+    parsed = next((details[k] for k in PARSED_KEYS if details.get(k) not in (None, "", [])), None)
+    strict = record.scores.get("strict_correct")
+    return QuestionVerdict(
+        correct=record.scores["correct"] >= 100.0, valid=record.scores.get("valid", 100.0) >= 100.0,
+        strict_correct=None if strict is None else strict >= 100.0,
+        parsed=None if parsed is None else (parsed if isinstance(parsed, str) else json.dumps(parsed)),
+        error=str(details["error"]) if details.get("error") else None, details=details,
+    )
+
+
+@dataclass
 class EpisodePage:
     """Everything the episode page shows."""
 
@@ -47,6 +81,8 @@ class EpisodePage:
     row: EpisodeRow
     rounds: list[RoundView]
     brick_scores: list[dict[str, Any]]
+    final: list[FinalPicture] = field(default_factory=list)
+    verdict: QuestionVerdict | None = None
 
 
 def failing_line(rnd: RoundRecord) -> int | None:
@@ -93,4 +129,6 @@ def episode_page_data(record: EpisodeRecord, run_root: Path) -> EpisodePage:
         ))
     for prev, cur in pairwise(rounds):
         cur.before_images = prev.observation_images
-    return EpisodePage(record=record, row=episode_row(record), rounds=rounds, brick_scores=_brick_scores(record))
+    final = final_pictures(record, base, lambda rel: (run_root / rel).is_file())
+    return EpisodePage(record=record, row=episode_row(record), rounds=rounds, brick_scores=_brick_scores(record),
+                       final=final, verdict=question_verdict(record))

@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from evaluator.episode_table import ROW_SUB_SCORES
 from evaluator.records import EpisodeRecord
 from evaluator.run_dir import RunDirError, read_run_dir, records_path
 from evaluator.summary import RunSummary, summarise
 
 # Plots a run directory may hold (written by evaluator.report), in the order the run page shows them.
 PLOT_FILES = ("difficulty.png", "score_distribution.png", "horizon_complexity.png", "reflection_rounds.png",
-              "comparison.png")
+              "failed_actions.png", "comparison.png")
 
 
 @dataclass
@@ -58,6 +59,17 @@ class RunListing:
     suite: str | None = None
     backend: str | None = None
     mean: Any = None  # MeanCI of the soft score so far, or None
+    cancellable: bool = False  # the source can stop it and it has unfinished episodes
+    live: bool = False  # it is still going: its pages poll its progress
+
+    def progress_json(self) -> dict[str, Any]:
+        """What the pages' progress poller shows (JSON)."""
+        p = self.progress
+        return {"key": self.key, "total": p.total, "finished": p.finished, "done": p.done, "failed": p.failed,
+                "cancelled": p.cancelled, "running": p.running, "queued": p.queued, "eta_s": p.eta_s,
+                "percent": round(p.percent, 1), "mean": self.mean.fmt(1) if self.mean is not None else None,
+                "n_scored": self.mean.n if self.mean is not None else 0, "cancellable": self.cancellable,
+                "live": self.live}
 
 
 @dataclass
@@ -69,6 +81,15 @@ class RunView:
     records: list[EpisodeRecord]
     root: Path
     plots: list[str] = field(default_factory=list)
+    family_html: str = ""  # the families' paper tables (report.md's family sections), as HTML
+
+    def sub_score_columns(self) -> list[str]:
+        """The sub-scores any of its episodes has (assembly's four; none for question runs)."""
+        return [k for k in ROW_SUB_SCORES if any(k in r.sub_scores for r in self.summary.episodes)]
+
+    def asked(self) -> bool:
+        """Some of its episodes answered questions (the table gets a right/wrong column)."""
+        return any(r.correct is not None for r in self.summary.episodes)
 
     def record(self, episode_id: str) -> EpisodeRecord:
         """The record of one episode; KeyError names it when the run has none."""
@@ -93,6 +114,13 @@ class RunSource(Protocol):
         """The run's directory (for its files); KeyError as open_run."""
         ...
 
+    def cancel_run(self, key: str, viewer: str) -> dict[str, int]:
+        """Stop a run's unfinished episodes (as DELETE /v1/runs/{id}); KeyError as open_run.
+
+        NotImplementedError where the source cannot stop runs (run directories on disk).
+        """
+        ...
+
 
 def _config_str(config: dict[str, Any], key: str) -> str | None:
     value = config.get(key)
@@ -106,8 +134,20 @@ _cache: dict[Path, tuple[tuple[str, int, int], Any]] = {}
 _cache_lock = threading.Lock()
 
 
-def _read_summarised(root: Path) -> tuple[Any, RunSummary]:
-    """(RunData with the latest record per task, its summary), from the cache when episodes.jsonl is unchanged."""
+def family_tables_html(records: list[EpisodeRecord]) -> str:
+    """The families' sections of report.md (VSP, GamiBench, Table 4 and 6 ...) from the same code, as HTML."""
+    from markdown_it import MarkdownIt
+
+    from evaluator.family_reports import family_sections
+
+    text = family_sections(records)
+    # No raw HTML: task ids and answers in the tables come from records and are escaped like any text.
+    return MarkdownIt("commonmark", {"html": False}).enable("table").render(text) if text else ""
+
+
+def _read_summarised(root: Path) -> tuple[Any, RunSummary, str]:
+    """(RunData with the latest record per task, its summary, its family tables as HTML), from the cache when
+    episodes.jsonl is unchanged."""
     from agent.reporting import latest_per_task
 
     path = records_path(root)
@@ -122,7 +162,7 @@ def _read_summarised(root: Path) -> tuple[Any, RunSummary]:
         return hit[1]  # type: ignore[no-any-return]
     data = read_run_dir(root, strict=False)
     data.records = latest_per_task(list(data.records))
-    value = (data, summarise(data))
+    value = (data, summarise(data), family_tables_html(data.records))
     if key is not None:
         with _cache_lock:
             if len(_cache) >= _CACHE_SIZE:
@@ -133,14 +173,29 @@ def _read_summarised(root: Path) -> tuple[Any, RunSummary]:
 
 def read_run(root: Path, listing: RunListing | None = None) -> RunView:
     """Read one run directory into a view (lenient: a corrupt line is skipped and named in the summary)."""
-    data, summary = _read_summarised(root)
+    data, summary, family_html = _read_summarised(root)
     if listing is None:
-        listing = RunListing(key=root.name, labels=summary.labels, progress=progress_of(summary, data.config),
-                             suite=_config_str(data.config, "suite"), backend=_config_str(data.config, "backend"))
+        progress = progress_of(summary, data.config)
+        listing = RunListing(key=root.name, labels=summary.labels, progress=progress,
+                             suite=_config_str(data.config, "suite"), backend=_config_str(data.config, "backend"),
+                             live=progress.finished < progress.total and _recently_written(root))
     listing.mean = summary.soft_score
     listing.labels = listing.labels or summary.labels
     plots = [p for p in PLOT_FILES if (root / p).is_file()]
-    return RunView(listing=listing, summary=summary, records=data.records, root=root, plots=plots)
+    return RunView(listing=listing, summary=summary, records=data.records, root=root, plots=plots,
+                   family_html=family_html)
+
+
+# A run directory with tasks left whose records file changed this recently is taken to be running (a `jarvis
+# run` writing it); one left longer is an interrupted run, and its pages stop polling.
+LIVE_WITHIN_S = 600.0
+
+
+def _recently_written(root: Path) -> bool:
+    try:
+        return time.time() - records_path(root).stat().st_mtime < LIVE_WITHIN_S
+    except OSError:
+        return False
 
 
 def progress_of(summary: RunSummary, config: dict[str, Any]) -> Progress:
@@ -179,6 +234,12 @@ class DirectorySource:
             raise KeyError(f"no run {key!r}")
         return self.roots[key]
 
+    def cancel_run(self, key: str, viewer: str) -> dict[str, int]:
+        """Files on disk have no worker to stop."""
+        self.run_root(key, viewer)
+        raise NotImplementedError("`jarvis view` shows run directories on disk; stop a `jarvis run` where it "
+                                  "runs (Ctrl-C), or cancel a server's run on the server's dashboard")
+
 
 class QueueSource:
     """The server's runs: rows of the episode queue, directories under the data dir; a token sees its own."""
@@ -207,7 +268,8 @@ class QueueSource:
         agent = config.get("agent", {})
         labels = {k: str(v) for k in ("name", "model", "mode", "tool_library") if (v := agent.get(k))}
         return RunListing(key=run.id, labels=labels, progress=progress, created_at=run.created_at,
-                          suite=config.get("suite"), backend=config.get("backend"))
+                          suite=config.get("suite"), backend=config.get("backend"),
+                          cancellable=progress.finished < progress.total, live=progress.finished < progress.total)
 
     def list_runs(self, viewer: str) -> list[RunListing]:
         """The viewer's runs, newest first."""
@@ -236,3 +298,8 @@ class QueueSource:
     def run_root(self, key: str, viewer: str) -> Path:
         """The run's directory under the data dir."""
         return Path(self.data_dir / self._row(key, viewer).out_dir)
+
+    def cancel_run(self, key: str, viewer: str) -> dict[str, int]:
+        """The queue's cancel, as DELETE /v1/runs/{id} calls it, under the same ownership rule."""
+        run = self._row(key, viewer)
+        return dict(self.queue.cancel_run(run.id))

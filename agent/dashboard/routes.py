@@ -7,24 +7,19 @@ never blocks the event loop the API answers on.
 
 from __future__ import annotations
 
-from pathlib import Path
+import dataclasses
 from typing import Annotated, Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 from fastapi import APIRouter, Depends, HTTPException, Request
-from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from agent.dashboard.comparison_plots import COMPARISON_PLOTS, comparison_plots
 from agent.dashboard.episode_view import episode_page_data
+from agent.dashboard.pages import STATIC, page
 from agent.dashboard.read_models import QueueSource, RunSource
 from agent.dashboard.session import LOGIN_PATH, TOKEN_COOKIE
-
-PACKAGE = Path(__file__).parent
-STATIC = PACKAGE / "static"
-
-_templates = Environment(loader=FileSystemLoader(PACKAGE / "templates"), autoescape=select_autoescape(["html"]))
-_templates.filters["num"] = lambda v, d=1: "–" if v is None else f"{v:.{d}f}"
-_templates.filters["ci"] = lambda c, d=1: "–" if c is None else c.fmt(d)
+from agent.dashboard.task_routes import router as task_router
 
 router = APIRouter(include_in_schema=False)
 
@@ -49,20 +44,16 @@ SourceDep = Annotated[RunSource, Depends(get_source)]
 ViewerDep = Annotated[str, Depends(viewer)]
 
 
-def _page(name: str, **context: Any) -> HTMLResponse:
-    return HTMLResponse(_templates.get_template(name).render(**context))
-
-
 @router.get("/", response_class=HTMLResponse)
 def runs_page(source: SourceDep, who: ViewerDep) -> HTMLResponse:
     """Every run the viewer may see, with its progress and running mean."""
-    return _page("runs.html", runs=source.list_runs(who))
+    return page("runs.html", runs=source.list_runs(who))
 
 
 @router.get(LOGIN_PATH, response_class=HTMLResponse)
 def login_page() -> HTMLResponse:
     """A form asking for the API token (kept in an HttpOnly cookie)."""
-    return _page("login.html")
+    return page("login.html")
 
 
 @router.post(LOGIN_PATH)
@@ -82,7 +73,29 @@ async def login(request: Request) -> RedirectResponse:
 def run_page(key: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
     """A run: its tables, plots and sortable per-episode table."""
     view = _open(source, key, who)
-    return _page("run.html", run=view, s=view.summary)
+    return page("run.html", run=view, s=view.summary)
+
+
+@router.get("/runs/{key}/progress")
+def run_progress(key: str, source: SourceDep, who: ViewerDep) -> JSONResponse:
+    """How far a run is, for the pages' poller: counts, ETA and the running mean with its CI."""
+    view = _open(source, key, who)
+    return JSONResponse(view.listing.progress_json(), headers={"Cache-Control": "no-store"})
+
+
+@router.post("/runs/{key}/cancel")
+def cancel_run(key: str, source: SourceDep, who: ViewerDep) -> RedirectResponse:
+    """The run page's cancel button: DELETE /v1/runs/{id}'s effect, then back to the run.
+
+    A form post, signed in by the dashboard's cookie; SameSite=strict keeps other sites' forms from sending it.
+    """
+    try:
+        source.cancel_run(key, who)
+    except KeyError as exc:
+        raise HTTPException(404, str(exc.args[0])) from None
+    except NotImplementedError as exc:
+        raise HTTPException(405, str(exc)) from None
+    return RedirectResponse(f"/runs/{key}", status_code=303)
 
 
 @router.get("/runs/{key}/episodes/{episode_id}", response_class=HTMLResponse)
@@ -93,7 +106,7 @@ def episode_page(key: str, episode_id: str, source: SourceDep, who: ViewerDep) -
         record = view.record(episode_id)
     except KeyError as exc:
         raise HTTPException(404, str(exc.args[0])) from None
-    return _page("episode.html", run=view, e=episode_page_data(record, view.root))
+    return page("episode.html", run=view, e=episode_page_data(record, view.root))
 
 
 @router.get("/compare", response_class=HTMLResponse)
@@ -106,11 +119,49 @@ def compare_page(request: Request, source: SourceDep, who: ViewerDep) -> HTMLRes
         raise HTTPException(422, "compare takes two or more runs: /compare?run=A&run=B")
     views = [_open(source, k, who) for k in keys]
     table = compare([v.summary for v in views])
+    # The plots are drawn when the browser asks for them, after the page is up; one with nothing to show is
+    # a 404 and the page drops its figure.
+    figures = [(name, title) for name, (title, _) in COMPARISON_PLOTS.items()]
     by_task: dict[str, list[list[Any]]] = {}  # task -> per run, its episodes (several seeds: several)
     for k, v in enumerate(views):
         for row in v.summary.episodes:
             by_task.setdefault(row.task_id, [[] for _ in views])[k].append(row)
-    return _page("compare.html", keys=keys, comparison=table, by_task=by_task)
+    query = "&".join(f"run={quote(k)}" for k in keys)
+    return page("compare.html", keys=keys, comparison=table, by_task=by_task, figures=figures, query=query)
+
+
+@router.get("/compare/plots/{name}.png")
+def compare_plot(name: str, request: Request, source: SourceDep, who: ViewerDep) -> Response:
+    """One comparison plot (PNG) of the runs in the query, drawn by evaluator.plots."""
+    keys = request.query_params.getlist("run")
+    if name not in COMPARISON_PLOTS or len(keys) < 2:
+        raise HTTPException(404, f"no comparison plot {name!r} of runs {keys}; plots: {', '.join(COMPARISON_PLOTS)}")
+    drawn = comparison_plots(keys, [_open(source, k, who).summary for k in keys])
+    if name not in drawn:
+        raise HTTPException(404, f"the runs {', '.join(keys)} have nothing to plot in {name!r}")
+    return Response(drawn[name], media_type="image/png", headers={"Cache-Control": "no-store"})
+
+
+@router.get("/compare/task", response_class=HTMLResponse)
+def compare_task_page(request: Request, source: SourceDep, who: ViewerDep) -> HTMLResponse:
+    """One task in two or more runs, side by side (?task=T&run=A&run=B): scores, end pictures, rounds."""
+    task = request.query_params.get("task")
+    keys = request.query_params.getlist("run")
+    if not task or len(keys) < 2:
+        raise HTTPException(422, "a side-by-side takes a task and two or more runs: /compare/task?task=T&run=A&run=B")
+    columns = []
+    for key in keys:
+        view = _open(source, key, who)
+        episodes = [r for r in view.records if r.task_id == task]
+        first = episode_page_data(episodes[0], view.root) if episodes else None
+        columns.append({"key": key, "labels": view.summary.labels, "page": first, "n": len(episodes)})
+    if not any(c["page"] for c in columns):
+        raise HTTPException(404, f"none of the runs {', '.join(keys)} has an episode of task {task!r}")
+    target = next((f for c in columns if c["page"] for f in c["page"].final if f.kind == "target"), None)
+    if target is not None:  # its colours would be one run's verdicts: the shared target is shown plain
+        target = dataclasses.replace(target, shapes=[])
+    target_run = next((c["key"] for c in columns if c["page"] and any(f.kind == "target" for f in c["page"].final)), "")
+    return page("compare_task.html", task=task, columns=columns, target=target, target_run=target_run)
 
 
 @router.get("/runs/{key}/files/{path:path}")
@@ -140,3 +191,7 @@ def _open(source: RunSource, key: str, who: str) -> Any:
         return source.open_run(key, who)
     except KeyError as exc:
         raise HTTPException(404, str(exc.args[0])) from None
+
+
+# The task browser's pages ride on this router, so both apps (jarvis serve, jarvis view) get them.
+router.include_router(task_router)

@@ -21,7 +21,7 @@ def is_public(path: str) -> bool:
 
 def is_page(path: str) -> bool:
     """A dashboard HTML page (an unsigned-in browser is sent to the sign-in page from these)."""
-    return path in ("/", "/compare") or path.startswith("/runs/")
+    return path in ("/", "/compare", "/compare/task", "/tasks") or path.startswith(("/runs/", "/tasks/", "/compare/"))
 
 
 def cookie_authorization(cookie_header: str) -> str:

@@ -82,12 +82,21 @@ def main() -> None:
 
         baseline = timed(lambda: summarise(read_run_dir(run, strict=False)), args.repeat)
         report = timed(lambda: write_run_report(run, Path(tmp) / "report", strict=False, with_plots=False), 3)
-        client = TestClient(create_view_app([run]))
+        other = build_run(Path(tmp) / "bench-run-b", template, args.episodes)  # a second run, to compare with
+        client = TestClient(create_view_app([run, other]))
         cold = timed(lambda: client.get(f"/runs/{run.name}").raise_for_status(), 1)
         warm = timed(lambda: client.get(f"/runs/{run.name}").raise_for_status(), args.repeat)
         runs_list = timed(lambda: client.get("/").raise_for_status(), args.repeat)
         episode = timed(lambda: client.get(f"/runs/{run.name}/episodes/ep-025").raise_for_status(), args.repeat)
         page_kb = len(client.get(f"/runs/{run.name}").content) / 1024
+        progress = timed(lambda: client.get(f"/runs/{run.name}/progress").raise_for_status(), args.repeat)
+        pair = [("run", run.name), ("run", other.name)]
+        compare_cold = timed(lambda: client.get("/compare", params=pair).raise_for_status(), 1)
+        plots_cold = timed(lambda: client.get("/compare/plots/difficulty.png", params=pair).raise_for_status(), 1)
+        compare_warm = timed(lambda: client.get("/compare", params=pair).raise_for_status(), args.repeat)
+        side = timed(lambda: client.get("/compare/task", params=[("task", template.task_id + "#25"), *pair])
+                     .raise_for_status(), args.repeat)
+        task = timed(lambda: client.get("/tasks/lego/v7-00020-stairs/001").raise_for_status(), args.repeat)
 
         base = median_ms(baseline)
         emit("dashboard.baseline_read_and_summarise", base, "ms", **ctx)
@@ -97,6 +106,11 @@ def main() -> None:
              page_kb=round(page_kb, 1), **ctx)
         emit("dashboard.runs_list", median_ms(runs_list), "ms", ratio_to_baseline=round(median_ms(runs_list) / base, 2), **ctx)
         emit("dashboard.episode_page", median_ms(episode), "ms", ratio_to_baseline=round(median_ms(episode) / base, 2), **ctx)
+        for name, samples in (("progress_json", progress), ("compare_page_first_request", compare_cold),
+                              ("compare_plots_first_request", plots_cold),
+                              ("compare_page", compare_warm), ("task_side_by_side", side), ("task_page", task)):
+            ms = median_ms(samples)
+            emit(f"dashboard.{name}", ms, "ms", ratio_to_baseline=round(ms / base, 2), **ctx)
 
 
 if __name__ == "__main__":

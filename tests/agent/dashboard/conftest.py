@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timings, TokenAccount
+from jarvis_sim.tasks.spec import TaskSpec
 from tests.agent.server.conftest import quiz_plugin  # noqa: F401 (the server tests' fixture, used here too)
 from tests.evaluator.runs import TASKS, standard_records, write_run
 
@@ -56,4 +57,43 @@ def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = CliRunner().invoke(app, ["run", "--task", "lego/v7-00009-stairs/000", "--agent", "oracle",
                                       "--workers", "0", "--out", str(out)])
     assert result.exit_code == 0, result.output
+    return out
+
+
+def pictured_record(record: EpisodeRecord, task: TaskSpec, run_root: Path) -> EpisodeRecord:
+    """The record with its end pictures (built and target, rendered as an episode's end renders them)."""
+    from agent.final_views import built_and_target_views
+
+    assert record.final_state is not None
+    folder = run_root / "episodes" / record.task_id.replace("/", "_")
+    folder.mkdir(parents=True, exist_ok=True)
+    views = built_and_target_views(task, record.final_state, folder, size=(480, 360))
+    return record.model_copy(update={"final_views": views, "artifacts_dir": f"episodes/{folder.name}"})
+
+
+@pytest.fixture
+def pictured_run(tmp_path: Path) -> Path:
+    """One assembly episode with a brick 4 mm off and another turned, pictured at its end (about 1 s)."""
+    from tests.evaluator.builders import perfect_state, shifted, turned
+    from tests.evaluator.runs import lego_record
+
+    task = TASKS["medium"]
+    state = turned(shifted(perfect_state(task), "a1", dx=0.004), "a2", 0.35)
+    root = tmp_path / "pictured"
+    root.mkdir()
+    record = pictured_record(lego_record(task, state, 0).model_copy(update={"episode_id": "ep-pictured"}), task, root)
+    return write_run(root, [record], config={"model": "fake-model", "task_ids": [task.id]})
+
+
+@pytest.fixture
+def vsp_run(tmp_path: Path) -> Path:
+    """A real `random` run over four generated VSP maze items (about 2 s: the set is generated once a machine)."""
+    from agent.batch import run_batch
+    from agent.config import AgentConfig
+    from agent.run_store import RunConfig
+    from jarvis_sim.tasks.registry import suite_task_ids
+
+    out = tmp_path / "vsp-run"
+    ids = suite_task_ids("vsp-gen-mini-maze-main")[:4]
+    run_batch(RunConfig(task_ids=ids, agent=AgentConfig(name="random", seed=3)), out, workers=0)
     return out

@@ -57,6 +57,11 @@ def test_interactive_assembly_programs_then_finish_then_expiry(tmp_path: Path, q
         assert client.post(f"/v1/episodes/{eid}/finish").status_code == 409  # never rescored
         record = client.get(f"/v1/episodes/{eid}/record").json()
         assert [rd["kind"] for rd in record["rounds"]] == ["external", "external"]
+        # The end pictures are the record's artifacts, served like its observations.
+        assert [v["kind"] for v in record["final_views"]] == ["camera", "final", "target"]
+        for view_ in record["final_views"]:
+            picture = client.get(f"/v1/episodes/{eid}/artifacts/{view_['image']}")
+            assert picture.status_code == 200 and picture.content[:4] == b"\x89PNG"
 
         # Idle expiry frees the simulator and fails the episode with the reason.
         again = client.post("/v1/episodes", json={"task_id": task_id, "agent": {"name": "external"}})
