@@ -38,7 +38,7 @@ def vsp_section(records: Sequence[EpisodeRecord]) -> str:
 
 def gamibench_section(records: Sequence[EpisodeRecord]) -> str:
     """The GamiBench metrics (evaluator.gamibench.gamibench_metrics) over the run's GamiBench episodes."""
-    from evaluator.gamibench import gamibench_metrics
+    from evaluator.gamibench import gamibench_metrics, official_summary
     from jarvis_sim.tasks.question import QuestionItem
     from jarvis_sim.tasks.registry import load_task
 
@@ -56,8 +56,17 @@ def gamibench_section(records: Sequence[EpisodeRecord]) -> str:
     mac = m["macro"]
     lines.append(f"| macro-average | {_fmt(mac['normal_accuracy'])} | {_fmt(mac['viewpoint_consistency'])} "
                  f"| {_fmt(mac['ifsr'])} | {_fmt(mac['impossible_accuracy'])} |")
-    lines += ["", f"Parse errors: {m['parse_errors']} of {m['n_items']}.",
+    lines += ["", f"Parse errors: {m['parse_errors']} of {m['n_items']}; alternative-view items not asked "
+              f"(standard item wrong, counted wrong): {m['n_skipped']}.",
               "", "Answer-position bias (chosen vs correct letters): `" + json.dumps(m["position_bias"]) + "`", ""]
+    o = official_summary(pairs)
+    per_type = ", ".join(f"{k} {100 * v:.1f}%" for k, v in o["per_task_accuracy"].items())
+    lines += ["As the official runner summarises it:", "",
+              "| tasks | answered | correct | accuracy | answer rate | parse failures | skipped |",
+              "|---|---|---|---|---|---|---|",
+              f"| {o['total_tasks']} | {o['answered_tasks']} | {o['correct_tasks']} | {100 * o['accuracy']:.1f}% "
+              f"| {100 * o['answer_rate']:.1f}% | {o['parse_failures']} | {o['skipped_tasks']} |",
+              "", f"Accuracy per task type: {per_type}.", ""]
     return "\n".join(lines)
 
 
