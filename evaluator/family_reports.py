@@ -1,6 +1,7 @@
 """Report sections per task family: the tables their papers publish, from stored records.
 
-LEGO assembly: the effective-action analysis (JARVIS Table 6, evaluator.action_report). Planning:
+LEGO assembly: the effective-action analysis (JARVIS Table 6, evaluator.action_report) and error recovery
+over perturbed twins (evaluator.perturbation_report). Planning:
 the planning and grounding table per observation setting (JARVIS Table 4, evaluator.planning_report).
 VSP: results per task and level, the main-task table (success by level) and the sub-task table (T1-T4
 with random-guess rows). GamiBench: normal accuracy, viewpoint consistency, IFSR and impossible accuracy
@@ -75,10 +76,13 @@ def _fmt(v: float | None) -> str:
 
 
 def lego_section(records: Sequence[EpisodeRecord]) -> str:
-    """The assembly family's extra table: the effective-action analysis (evaluator.action_report)."""
+    """The assembly family's extra tables: the effective-action analysis (evaluator.action_report) and, for
+    runs with perturbed twins, error recovery (evaluator.perturbation_report)."""
     from evaluator.action_report import effective_actions_section
+    from evaluator.perturbation_report import perturbation_section
 
-    return effective_actions_section(records)
+    recovery = perturbation_section(records)
+    return effective_actions_section(records) + ("\n" + recovery if recovery else "")
 
 
 def planning_section(records: Sequence[EpisodeRecord]) -> str:

@@ -35,6 +35,8 @@ class SkillCallRecord(BaseModel):
     line: int | None = None
     sim_time_s: float = 0.0
     wall_s: float = 0.0
+    disturbed: list[str] = Field(default_factory=list, description=(
+        "Scheduled perturbations (their kinds) applied just before this call ran."))
 
 
 class PlacementRecord(BaseModel):
