@@ -9,8 +9,10 @@ order, and the disturbances cycle through the three kinds:
 - `displace_brick`: once the middle brick of the build order is seated, it is set back down on the
   table where it started (a free, reachable spot the staging checked), so it must be placed again;
 - `drop_held`: once the middle brick is in the gripper, the gripper opens over its pick-up spot;
-- `knock_structure`: once the middle brick is seated, a horizontal push of 0.15 m/s (its own mass times
-  that speed) detaches it, with what is clutched onto it.
+- `knock_structure`: once a placed brick whose +x side is open (the push goes along +x; a neighbour there
+  would stop it dead) is seated, a horizontal push of 1.5 m/s (its mass times that speed) detaches it,
+  with what is clutched onto it; the placed brick nearest the middle of the build order that has an open
+  side is chosen, else the middle one.
 
 Disturbances wait for a brick's state (Perturbation.when), not for a call count, so they land at the
 same point of the build whatever calls an agent makes. They touch bricks placed during the episode
@@ -30,7 +32,10 @@ N_TASKS = 25
 MIN_HORIZON = 2
 MAX_HORIZON = 8
 KINDS = ("displace_brick", "drop_held", "knock_structure")
-KNOCK_SPEED_M_S = 0.15
+# In main's MuJoCo backend a seated brick held by the studs below does not move at 1.0 m/s, slides about
+# 11 cm at 1.5 m/s and leaves the table at 3.0 m/s (measured on lego/v7-00003-wall/002): 1.5 disturbs
+# without throwing the brick out of reach.
+KNOCK_SPEED_M_S = 1.5
 
 
 def twin_id(perturbed_id: str) -> str | None:
@@ -40,6 +45,21 @@ def twin_id(perturbed_id: str) -> str | None:
 
 def _build_order(task: TaskSpec) -> list[str]:
     return [bid for step in task.manual_steps for bid in step.brick_ids]
+
+
+def _open_sided(task: TaskSpec, order: list[str]) -> str | None:
+    """The placed brick nearest the middle of the build order (never the last) whose +x side is free of
+    other bricks at its levels when it is placed; None when every one has a neighbour there."""
+    target = task.target_assembly
+    middle = (len(order) - 1) // 2
+    for j in sorted(range(len(order) - 1), key=lambda i: (abs(i - middle), i)):
+        b = target[order[j]]
+        present = [*task.initial, *(target[i] for i in order[: j + 1] if i != b.id)]
+        ex, ey = b.extent
+        side = {(b.x + ex, b.y + k, z) for k in range(ey) for z in range(b.z, b.top)}
+        if not any((x, y, z) in side for o in present for x, y in o.cells() for z in range(o.z, o.top)):
+            return b.id
+    return None
 
 
 def disturbance(task: TaskSpec, kind: str) -> Perturbation:
@@ -58,6 +78,8 @@ def disturbance(task: TaskSpec, kind: str) -> Perturbation:
         return Perturbation(kind="displace_brick", after_skill_calls=0, brick_id=brick, offset_m=offset,
                             when="placed", when_brick=brick)
     if kind == "knock_structure":
+        brick = _open_sided(task, order) or brick
+        action = next(a for a in task.action_bricks if a.id == brick)
         impulse = round(action.target.spec.mass_kg * KNOCK_SPEED_M_S, 9)
         return Perturbation(kind="knock_structure", after_skill_calls=0, brick_id=brick, impulse_n_s=impulse,
                             when="placed", when_brick=brick)
