@@ -148,7 +148,7 @@ def _locate(raw: str, root: Path, where: str) -> Path:
     """A plan's image path on this machine: as written if it exists, else <root>/<folder>/<file>."""
     p = Path(raw)
     if p.is_file():
-        return p
+        return p.resolve()  # workers may run elsewhere: never keep a path relative to this process
     parts = Path(raw.replace("\\", "/")).parts
     if len(parts) >= 2 and (root / parts[-2] / parts[-1]).is_file():
         return root / parts[-2] / parts[-1]
