@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 QUESTION_ITEM_VERSION = 1
 
@@ -38,6 +45,16 @@ class QuestionItem(BaseModel):
         if self.captions and len(self.captions) != len(self.images):
             raise ValueError(f"item {self.id}: {len(self.captions)} captions for {len(self.images)} images")
         return self
+
+    @model_serializer(mode="wrap")
+    def _omit_plain_layout(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Items without an official protocol's layout serialise as before these fields existed.
+        data: dict[str, Any] = handler(self)
+        if not self.captions:
+            data.pop("captions", None)
+        if self.system is None:
+            data.pop("system", None)
+        return data
 
     def public_view(self) -> dict[str, Any]:
         """What an agent may see: the prompt and image count, never the answer or metadata."""
