@@ -4,8 +4,9 @@
 `v2`: the pool as the JARVIS paper sizes it, 1,067 tasks over 48 assemblies (jarvis-v2). Its assemblies
 come from validation seed 107, the first seed whose first 48 Panda-sized assemblies (at most 240
 bricks) hold a task of 29 action bricks and a task on a 236-brick start, the maxima of the paper's
-suite. Those 48 hold 915 tasks; the fewest swaps for the next Panda-sized assemblies of the seed,
-never swapping out the two that hold those maxima, bring the pool to exactly 1,067 tasks.
+suite. Those 48 hold 915 tasks; greedy swaps for the seed's next 60 Panda-sized assemblies (each time the
+pair that brings the count nearest 1,067; the two holding those maxima are never swapped out) bring the
+pool to exactly 1,067 tasks: two swaps, for v107-00056-vehicle and v107-00097-random_stack.
 """
 
 from __future__ import annotations
