@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from agent.episode import EpisodeJob
+from agent.prerequisites import run_in_waves
 from agent.run_store import RunConfig, RunDirectory
 from agent.worker import WorkerRuntime, init_process, run_in_process
 from evaluator.records import EpisodeRecord, Timings
@@ -169,10 +170,14 @@ def run_batch(
     progress = RunProgress(total=len(jobs) + skipped, skipped=skipped, started=time.perf_counter())
     if on_start is not None:
         on_start(progress)
-    if executor == "ray":
-        results = _ray_results(jobs, out, workers, config.backend, ray_address)
-    else:
-        results = _local_results(jobs, out, workers, config.backend)
+
+    def run_jobs(wave: list[EpisodeJob]) -> Iterator[EpisodeRecord]:
+        if executor == "ray":
+            return _ray_results(wave, out, workers, config.backend, ray_address)
+        return _local_results(wave, out, workers, config.backend)
+
+    # Items gated on another's answer (GamiBench alternative views) wait for a later wave or are skipped.
+    results = run_in_waves(jobs, run_jobs, run.records)
     for record in results:
         run.append(record)
         if record.status == "done":

@@ -1,6 +1,7 @@
 """Report sections per task family: the tables their papers publish, from stored records.
 
-LEGO assembly: the effective-action analysis (JARVIS Table 6, evaluator.action_report). Planning:
+LEGO assembly: the effective-action analysis (JARVIS Table 6, evaluator.action_report) and error recovery
+over perturbed twins (evaluator.perturbation_report). Planning:
 the planning and grounding table per observation setting (JARVIS Table 4, evaluator.planning_report).
 VSP: results per task and level, the main-task table (success by level) and the sub-task table (T1-T4
 with random-guess rows). GamiBench: normal accuracy, viewpoint consistency, IFSR and impossible accuracy
@@ -38,7 +39,7 @@ def vsp_section(records: Sequence[EpisodeRecord]) -> str:
 
 def gamibench_section(records: Sequence[EpisodeRecord]) -> str:
     """The GamiBench metrics (evaluator.gamibench.gamibench_metrics) over the run's GamiBench episodes."""
-    from evaluator.gamibench import gamibench_metrics
+    from evaluator.gamibench import gamibench_metrics, official_summary
     from jarvis_sim.tasks.question import QuestionItem
     from jarvis_sim.tasks.registry import load_task
 
@@ -56,8 +57,17 @@ def gamibench_section(records: Sequence[EpisodeRecord]) -> str:
     mac = m["macro"]
     lines.append(f"| macro-average | {_fmt(mac['normal_accuracy'])} | {_fmt(mac['viewpoint_consistency'])} "
                  f"| {_fmt(mac['ifsr'])} | {_fmt(mac['impossible_accuracy'])} |")
-    lines += ["", f"Parse errors: {m['parse_errors']} of {m['n_items']}.",
+    lines += ["", f"Parse errors: {m['parse_errors']} of {m['n_items']}; alternative-view items not asked "
+              f"(standard item wrong, counted wrong): {m['n_skipped']}.",
               "", "Answer-position bias (chosen vs correct letters): `" + json.dumps(m["position_bias"]) + "`", ""]
+    o = official_summary(pairs)
+    per_type = ", ".join(f"{k} {100 * v:.1f}%" for k, v in o["per_task_accuracy"].items())
+    lines += ["As the official runner summarises it:", "",
+              "| tasks | answered | correct | accuracy | answer rate | parse failures | skipped |",
+              "|---|---|---|---|---|---|---|",
+              f"| {o['total_tasks']} | {o['answered_tasks']} | {o['correct_tasks']} | {100 * o['accuracy']:.1f}% "
+              f"| {100 * o['answer_rate']:.1f}% | {o['parse_failures']} | {o['skipped_tasks']} |",
+              "", f"Accuracy per task type: {per_type}.", ""]
     return "\n".join(lines)
 
 
@@ -66,10 +76,13 @@ def _fmt(v: float | None) -> str:
 
 
 def lego_section(records: Sequence[EpisodeRecord]) -> str:
-    """The assembly family's extra table: the effective-action analysis (evaluator.action_report)."""
+    """The assembly family's extra tables: the effective-action analysis (evaluator.action_report) and, for
+    runs with perturbed twins, error recovery (evaluator.perturbation_report)."""
     from evaluator.action_report import effective_actions_section
+    from evaluator.perturbation_report import perturbation_section
 
-    return effective_actions_section(records)
+    recovery = perturbation_section(records)
+    return effective_actions_section(records) + ("\n" + recovery if recovery else "")
 
 
 def planning_section(records: Sequence[EpisodeRecord]) -> str:

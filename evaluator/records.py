@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.provenance import PlannerInfo, Provenance
@@ -35,6 +35,17 @@ class SkillCallRecord(BaseModel):
     line: int | None = None
     sim_time_s: float = 0.0
     wall_s: float = 0.0
+    disturbed: list[str] = Field(default_factory=list, description=(
+        "Scheduled perturbations (their kinds) applied just before this call ran."))
+
+    @model_serializer(mode="wrap")
+    def _omit_undisturbed(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Calls no perturbation preceded (nearly all) serialise as before the field existed, so records of
+        # unperturbed episodes stay readable by earlier versions.
+        data: dict[str, Any] = handler(self)
+        if not self.disturbed:
+            data.pop("disturbed", None)
+        return data
 
 
 class PlacementRecord(BaseModel):

@@ -79,9 +79,10 @@ class SkillContext:
         remote = getattr(self.backend, "invoke_skill", None)
         if remote is not None:  # the skills run next to a remote simulator (skills/ros/client.py)
             return self._invoke_remote(remote, spec, args, kwargs)
-        self._apply_perturbations()
+        disturbed = self._apply_perturbations()
         t0, sim0 = time.perf_counter(), self.backend.sim_time_s
-        record = SkillCallRecord(name=spec.name, args=_jsonable_args(spec, args, kwargs), ok=False)
+        record = SkillCallRecord(name=spec.name, args=_jsonable_args(spec, args, kwargs), ok=False,
+                                 disturbed=disturbed)
         try:
             values = _validated_arguments(spec, args, kwargs)
             result = spec.func(self, **values)
@@ -111,12 +112,28 @@ class SkillContext:
             return record.result
         raise SkillError(record.error or "", kind=record.error_kind or SkillError.kind)
 
-    def _apply_perturbations(self) -> None:
+    def _perturbation_due(self, p: Perturbation, n: int) -> bool:
+        if p.when is None:
+            return p.after_skill_calls == n
+        if n < p.after_skill_calls:
+            return False
+        held = self.backend.held_brick()
+        if p.when == "held":
+            return held == p.when_brick
+        if held == p.when_brick:
+            return False
+        state = next((b for b in self.backend.world_state().bricks if b.id == p.when_brick), None)
+        return state is not None and bool(state.connected_to)
+
+    def _apply_perturbations(self) -> list[str]:
+        """Apply the perturbations due before the next call; returns their kinds (kept in its record)."""
         n = len(self.calls)
+        applied: list[str] = []
         for k, p in enumerate(self.perturbations):
-            if k in self._applied or p.after_skill_calls != n:
+            if k in self._applied or not self._perturbation_due(p, n):
                 continue
             self._applied.add(k)
+            applied.append(p.kind)
             if p.kind == "drop_held":
                 self.backend.drop_held()
             elif p.kind == "displace_brick" and p.brick_id:
@@ -124,6 +141,7 @@ class SkillContext:
             elif p.kind == "knock_structure" and p.brick_id:
                 self.backend.knock(p.brick_id, p.impulse_n_s)
             self.backend.step(int(0.5 / self.backend.control_dt))  # let it settle
+        return applied
 
     # --- perception bookkeeping ------------------------------------------------------------------
     def descriptor(self, brick: str) -> BrickDescriptor:

@@ -108,10 +108,17 @@ class LLMAgent:
 
     def answer_question(self, item: QuestionItem, family: QuestionFamily) -> AnswerTurn:
         """Ask the model one question item: its text and images; the whole answer goes to the scorer."""
-        template = load_template("question_system")
-        images = "\n".join(image_marker(p) for p in item.images)
-        prompt = Prompt(system=template.render(), user=item.prompt + ("\n" + images if images else ""),
-                        versions=[template.tag])
+        if item.system is not None:
+            # An official protocol's stimulus, verbatim: its system prompt, then each caption right before its
+            # image with no separator, so the parts sent are exactly the protocol's text and image parts.
+            captions = item.captions or [""] * len(item.images)
+            user = item.prompt + "".join(f"{c}{image_marker(p)}" for c, p in zip(captions, item.images, strict=True))
+            prompt = Prompt(system=item.system, user=user, versions=[f"{item.family}-official"])
+        else:
+            template = load_template("question_system")
+            images = "\n".join(image_marker(p) for p in item.images)
+            prompt = Prompt(system=template.render(), user=item.prompt + ("\n" + images if images else ""),
+                            versions=[template.tag])
         account = UsageAccount()
         response = self.ask(prompt, account)
         return AnswerTurn(

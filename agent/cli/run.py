@@ -12,7 +12,9 @@ from tqdm import tqdm
 from agent.batch import RunProgress, run_batch
 from agent.config import AgentConfig, Budget
 from agent.run_store import RunConfig, RunDirError
+from agent.style_study import run_style_study, study_styles
 from evaluator.records import EpisodeRecord
+from jarvis_sim.manuals.styles import UnknownStyleError
 from jarvis_sim.tasks.registry import UnknownKeyError
 from jarvis_sim.tasks.user_tasks import TaskFileError, read_task_file
 
@@ -82,7 +84,8 @@ def register(app: typer.Typer) -> None:
             None, help="Reflective mode: pause after each placement (the paper's, default) or each program."
         ),
         rounds: int = typer.Option(None, help="Reasoning rounds (model calls) per episode at most; default 8."),
-        manual_style: str = typer.Option(None, help="Manual style: booklet, shaded, photo."),
+        manual_style: str = typer.Option(None, help="Manual style: booklet, shaded, photo; 'all' or a comma list "
+                                         "runs the style-robustness study (one run per style in OUT/<style>)."),
         replay_file: str = typer.Option(None, help="Recorded responses for the replay agent."),
         observation: str = typer.Option(None, help="What the llm agent sees: rgb | rgbd | rgbd_3d."),
         perception: str = typer.Option(None, help="How observe() sees: ideal (renderer masks) | camera (sensor "
@@ -123,8 +126,15 @@ def register(app: typer.Typer) -> None:
                 # Every worker would reach the same bridge (JARVIS_ROS_NAMESPACE), which hosts one scene.
                 raise typer.BadParameter("--backend ros drives one bridge, one episode at a time: use --workers 0 "
                                          "or 1 with the local executor (one bridge per namespace per run)")
+            styles = study_styles(manual_style) if manual_style else None
+            if styles is not None:
+                table = run_style_study(cfg, styles, out,
+                                        lambda c, d: run_command(c, d, workers, executor, address, floors))
+                typer.echo(json.dumps({s: row["soft_score"] for s, row in table["styles"].items()}))
+                typer.echo(f"report: {out / 'report.md'}")
+                return
             summary = run_command(cfg, out, workers, executor, address, floors)
-        except (RunDirError, UnknownKeyError, TaskFileError, ValueError, RuntimeError) as exc:
+        except (RunDirError, UnknownKeyError, TaskFileError, ValueError, RuntimeError, UnknownStyleError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
         except OSError as exc:

@@ -44,6 +44,39 @@ def write_suite_file(name: str, out: Path) -> Path:
     return out
 
 
+def suite_statistics(name: str) -> dict[str, Any]:
+    """A LEGO suite's figures and its validation pool's, beside the JARVIS paper's."""
+    from jarvis_sim.tasks.paper_stats import PAPER, PAPER_POOL_ASSEMBLIES, PAPER_POOL_TASKS
+    from jarvis_sim.tasks.suites import RECIPES, load_suite, pool_stats, stats_of
+
+    if name not in RECIPES:
+        raise KeyError(f"--stats describes LEGO suites; {name!r} is not one (known: {', '.join(sorted(RECIPES))})")
+    recipe = RECIPES[name]
+    pool = pool_stats(recipe.pool)
+    return {
+        "suite": name,
+        "paper": {**PAPER.as_dict(), "pool_assemblies": PAPER_POOL_ASSEMBLIES, "pool_tasks": PAPER_POOL_TASKS},
+        "ours": {**stats_of(load_suite(name)).as_dict(), "pool_assemblies": pool["assemblies"],
+                 "pool_tasks": pool["tasks"]},
+        "pool": pool,
+    }
+
+
+def statistics_table(stats: dict[str, Any]) -> str:
+    """The suite's figures beside the paper's, as a Markdown table."""
+    rows = [("tasks", "n_tasks"), ("action bricks: mean", "action_bricks_mean"),
+            ("action bricks: median", "action_bricks_median"), ("action bricks: max", "action_bricks_max"),
+            ("share with 3-5 action bricks", "share_3_to_5_action_bricks"),
+            ("initial bricks: mean", "initial_bricks_mean"), ("initial bricks: median", "initial_bricks_median"),
+            ("initial bricks: max", "initial_bricks_max"), ("validation pool: tasks", "pool_tasks"),
+            ("validation pool: assemblies", "pool_assemblies")]
+    pool = stats["pool"]
+    lines = [f"| {stats['suite']} | JARVIS paper | ours | our pool {pool['pool']} (all its tasks) |", "|---|---|---|---|"]
+    for label, key in rows:
+        lines.append(f"| {label} | {stats['paper'][key]} | {stats['ours'][key]} | {pool.get(key, '')} |")
+    return "\n".join(lines)
+
+
 def show_task(task_id: str) -> str:
     """A task as indented JSON (suite task or any generated pool task)."""
     from jarvis_sim.tasks.registry import load_task
@@ -87,15 +120,24 @@ def register(app: typer.Typer) -> None:
     @group.command("suite")
     def _suite(
         name: str = typer.Argument(..., help="Suite name of any family, e.g. jarvis-mini, gamibench (`jarvis suites`)"),
-        out: Path = typer.Option(..., "--out", help="JSONL file to write"),
+        out: Path = typer.Option(None, "--out", help="JSONL file to write"),
+        stats: bool = typer.Option(False, "--stats", help="Print a LEGO suite's statistics beside the JARVIS "
+                                   "paper's (action and initial bricks, validation pool)"),
+        as_json: bool = typer.Option(False, "--json", help="With --stats: JSON instead of a table"),
     ) -> None:
         """Write a suite's tasks as JSONL (LEGO suites: same seed, identical bytes to the shipped file)."""
+        if out is None and not stats:
+            typer.echo("error: give --out FILE (or --stats)", err=True)
+            raise typer.Exit(2)
         try:
-            path = write_suite_file(name, out)
+            if stats:
+                figures = suite_statistics(name)
+                typer.echo(json.dumps(figures, indent=1) if as_json else statistics_table(figures))
+            if out is not None:
+                typer.echo(f"-> {write_suite_file(name, out)}")
         except (KeyError, FileNotFoundError) as e:
             typer.echo(f"error: {e.args[0]}", err=True)
             raise typer.Exit(2) from None
-        typer.echo(f"-> {path}")
 
     @group.command("show")
     def _show(task_id: str = typer.Argument(..., help="Task id, e.g. lego/v7-00020-stairs/001")) -> None:

@@ -139,8 +139,8 @@ def item_for(q: Question, source: ImageSource, id_prefix: str = "gamibench") -> 
     """The QuestionItem of a question: prompt, [crease pattern image, composite of candidates]."""
     cp_img = source.path(q.name, "impossible_cp" if q.kind == "impossible" else "cp")
     key = "-".join(f"{c.model}.{c.view}" for c in q.candidates)
-    comp_name = hashlib.sha256(key.encode()).hexdigest()[:16]
-    comp = source.root / "_composites" / f"{comp_name}.png"
+    comp_name = hashlib.sha256(f"{source.root.resolve()}|{key}".encode()).hexdigest()[:16]
+    comp = cache_root() / "composites" / f"{comp_name}.png"  # never beside a user's images
     if not comp.exists():
         comp.parent.mkdir(parents=True, exist_ok=True)
         tiles = [Image.open(source.path(c.model, c.view)).convert("RGB") for c in q.candidates]
@@ -159,13 +159,6 @@ def item_for(q: Question, source: ImageSource, id_prefix: str = "gamibench") -> 
     return QuestionItem(id=task_id, family="gamibench", kind=q.kind, level=q.level,
                         prompt=PROMPT.format(question=QUESTIONS[q.kind]), images=[str(cp_img), str(comp)],
                         answer=q.answer, meta=meta)
-
-
-def official_names(root: Path) -> list[str]:
-    """Pattern names in a user's GamiBench folder (those with a <name>_cp.png)."""
-    if not root.is_dir():
-        raise FileNotFoundError(f"JARVIS_GAMIBENCH_ROOT {root} is not a folder")
-    return sorted(p.name for p in root.iterdir() if (p / f"{p.name}_cp.png").exists())
 
 
 def render_all(assets: Path = ASSETS, cache: Path | None = None) -> dict[str, int]:

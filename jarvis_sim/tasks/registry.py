@@ -75,6 +75,10 @@ class QuestionFamily(TaskFamily):
     def random_answer(self, item: QuestionItem, rng: random.Random) -> str:
         """A uniformly random well-formed answer (the floor)."""
 
+    def prerequisite(self, task_id: str) -> str | None:
+        """The task that must have been answered right before this one is asked (None: always asked)."""
+        return None
+
 
 _FAMILIES: dict[str, TaskFamily] = {}
 

@@ -102,7 +102,8 @@ class ManualStep(BaseModel):
 
 
 class Perturbation(BaseModel):
-    """A disturbance injected after a given number of skill calls (error-recovery studies)."""
+    """A disturbance injected before a skill call (error-recovery studies): at exactly `after_skill_calls`
+    calls, or, with `when`, at the first call from then on at which `when_brick` is held or placed."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -112,11 +113,17 @@ class Perturbation(BaseModel):
     offset_m: tuple[float, float] = (0.0, 0.0)
     impulse_n_s: float = Field(0.0, ge=0.0, le=10.0, allow_inf_nan=False,
                                description="For knock_structure: horizontal impulse.")
+    when: Literal["held", "placed"] | None = Field(None, description=(
+        "Fire once when_brick is in the gripper ('held') or seated on the structure and not held ('placed'), "
+        "whatever calls the agent made before; None: at exactly after_skill_calls calls."))
+    when_brick: str | None = Field(None, description="The brick whose state `when` waits for.")
 
     @model_validator(mode="after")
     def _finite_offset(self) -> Perturbation:
         if not all(math.isfinite(v) and abs(v) <= 1.0 for v in self.offset_m):
             raise ValueError(f"offset_m {self.offset_m}: expected finite metres within 1 m")
+        if (self.when is None) != (self.when_brick is None):
+            raise ValueError("when and when_brick go together: give both or neither")
         return self
 
 
@@ -177,8 +184,9 @@ class TaskSpec(BaseModel):
         if clash or len(set(distractor_ids)) != len(distractor_ids):
             raise ValueError(f"task {self.id}: distractor ids repeat or name manual bricks: {sorted(distractor_ids)}")
         for p in self.perturbations:
-            if p.brick_id is not None and p.brick_id not in initial_ids and p.brick_id not in action_ids:
-                raise ValueError(f"task {self.id}: perturbation names unknown brick {p.brick_id!r}")
+            for named in (p.brick_id, p.when_brick):
+                if named is not None and named not in initial_ids and named not in action_ids:
+                    raise ValueError(f"task {self.id}: perturbation names unknown brick {named!r}")
         return self
 
     @model_serializer(mode="wrap")

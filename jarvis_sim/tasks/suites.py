@@ -1,4 +1,4 @@
-"""The shipped LEGO suites: how they are drawn from the validation pool, written and loaded.
+"""The shipped LEGO suites: how they are drawn from a validation pool, written and loaded.
 
 `jarvis-v1` (50 tasks: 20 Easy, 15 Medium, 15 Hard) is drawn the way the JARVIS paper describes:
 every task of a validation pool gets D_i (jarvis_sim.tasks.difficulty), the pool is stratified 40/30/30
@@ -7,6 +7,11 @@ Suite tasks must suit a Panda on a table: at most V1_MAX_INITIAL bricks at the s
 V1_MAX_HORIZON action bricks. `jarvis-mini` (6 tasks, 2 per stratum) is drawn the same way from the
 small tasks of the same pool (few initial bricks, 1-3 action bricks), for CI and demos; its strata
 are relative to those small tasks (a small task is never Hard against the whole pool).
+
+`jarvis-v2` is jarvis-v1 as the paper describes it: drawn the same way from the paper-sized pool `v2`
+(1,067 tasks over 48 assemblies, jarvis_sim.tasks.validation_pool), then matched to the paper's
+statistics by same-stratum swaps (jarvis_sim.tasks.paper_stats). jarvis-v1 stays loadable by name so
+earlier runs can be re-scored.
 
 The files under assets/suites/ are the output of `write_suite`; regenerating gives identical bytes.
 """
@@ -18,7 +23,6 @@ from functools import cache
 from pathlib import Path
 
 from jarvis_sim.paths import suites_dir
-from jarvis_sim.tasks.collection import make_assembly, segments_of
 from jarvis_sim.tasks.decompose import task_from_segment, task_id
 from jarvis_sim.tasks.difficulty import (
     Candidate,
@@ -27,10 +31,12 @@ from jarvis_sim.tasks.difficulty import (
     stratum_of,
     stratum_thresholds,
 )
+from jarvis_sim.tasks.paper_stats import PoolTask, SuiteStats, match_statistics, suite_stats
 from jarvis_sim.tasks.spec import Difficulty, TaskSpec
+from jarvis_sim.tasks.validation_pool import POOLS, pool_assemblies
 
-VALIDATION_SEED = 7
-VALIDATION_ASSEMBLIES = 400
+VALIDATION_SEED = POOLS["v1"].seed
+VALIDATION_ASSEMBLIES = POOLS["v1"].n_assemblies
 V1_MAX_INITIAL = 240
 V1_MAX_HORIZON = 30
 MINI_MAX_INITIAL = 20
@@ -47,6 +53,8 @@ class SuiteRecipe:
     max_initial: int
     max_horizon: int
     relative_strata: bool = False  # thresholds from the eligible tasks instead of the whole pool
+    pool: str = "v1"  # the validation pool drawn from (jarvis_sim.tasks.validation_pool)
+    match_paper: bool = False  # swap within strata until the paper's statistics are met
 
 
 RECIPES: dict[str, SuiteRecipe] = {
@@ -56,6 +64,16 @@ RECIPES: dict[str, SuiteRecipe] = {
         (("easy", 20), ("medium", 15), ("hard", 15)),
         V1_MAX_INITIAL,
         V1_MAX_HORIZON,
+    ),
+    "jarvis-v2": SuiteRecipe(
+        "jarvis-v2",
+        "50 LEGO assembly tasks (20 easy, 15 medium, 15 hard) from the paper-sized pool (1,067 tasks, 48 "
+        "assemblies) with the paper's statistics (action bricks mean 5.18, median 3.5, max 29)",
+        (("easy", 20), ("medium", 15), ("hard", 15)),
+        V1_MAX_INITIAL,
+        V1_MAX_HORIZON,
+        pool="v2",
+        match_paper=True,
     ),
     "jarvis-mini": SuiteRecipe(
         "jarvis-mini",
@@ -79,32 +97,70 @@ def _recipe(name: str) -> SuiteRecipe:
     return RECIPES[name]
 
 
+@dataclass(frozen=True)
+class _PoolEntry:
+    task_id: str
+    assembly: str
+    k: int
+    score: float
+    initial: int
+    horizon: int
+
+
+def _pool_entries(pool: str) -> list[_PoolEntry]:
+    out = []
+    for pa in pool_assemblies(pool):
+        for k, seg in enumerate(pa.segments):
+            name = pa.assembly.name
+            out.append(_PoolEntry(task_id(name, k), name, k, difficulty_score(seg.start, seg.length)[2], seg.start,
+                                  seg.length))
+    return out
+
+
 def build_suite(name: str) -> list[TaskSpec]:
-    """Draw a suite from the validation pool (deterministic), difficulty labels set."""
+    """Draw a suite from its validation pool (deterministic), difficulty labels set."""
     recipe = _recipe(name)
-    assemblies = {}
-    segments = {}
-    pool: list[tuple[str, str, int, float, int, int]] = []  # task id, assembly, k, D, initial, horizon
-    for i in range(VALIDATION_ASSEMBLIES):
-        a = make_assembly("v", VALIDATION_SEED, i)
-        assemblies[a.name] = a
-        segments[a.name] = segs = segments_of(a)
-        for k, s in enumerate(segs):
-            pool.append((task_id(a.name, k), a.name, k, difficulty_score(s.start, s.length)[2], s.start, s.length))
-    eligible = [p for p in pool if p[4] <= recipe.max_initial and p[5] <= recipe.max_horizon]
-    thresholds = stratum_thresholds([p[3] for p in (eligible if recipe.relative_strata else pool)])
+    assemblies = {pa.assembly.name: pa for pa in pool_assemblies(recipe.pool)}
+    pool = _pool_entries(recipe.pool)
+    eligible = [p for p in pool if p.initial <= recipe.max_initial and p.horizon <= recipe.max_horizon]
+    thresholds = stratum_thresholds([p.score for p in (eligible if recipe.relative_strata else pool)])
     used: set[str] = set()
     chosen: list[tuple[Difficulty, Candidate]] = []
     for stratum, n in recipe.counts:
-        cands = [Candidate(p[0], p[3], p[1]) for p in eligible if stratum_of(p[3], thresholds) == stratum]
+        cands = [Candidate(p.task_id, p.score, p.assembly) for p in eligible if stratum_of(p.score, thresholds) == stratum]
         chosen += [(stratum, c) for c in sample_stratum(cands, n, used)]
-    by_id = {p[0]: p for p in pool}
+    by_id = {p.task_id: p for p in pool}
+    if recipe.match_paper:
+        def as_pool_task(p: _PoolEntry, stratum: Difficulty) -> PoolTask:
+            return PoolTask(p.task_id, p.assembly, stratum, p.horizon, p.initial)
+
+        drawn = [as_pool_task(by_id[c.task_id], st) for st, c in chosen]
+        options = [as_pool_task(p, stratum_of(p.score, thresholds)) for p in eligible]
+        matched = match_statistics(drawn, options, seed=name)
+        chosen = [(t.stratum, Candidate(t.task_id, by_id[t.task_id].score, t.source)) for t in matched]
+    seed = POOLS[recipe.pool].seed
     out = []
     for stratum, c in chosen:
-        _, aname, k, _, _, _ = by_id[c.task_id]
-        spec = task_from_segment(assemblies[aname], segments[aname][k], c.task_id, VALIDATION_SEED)
+        entry = by_id[c.task_id]
+        pa = assemblies[entry.assembly]
+        spec = task_from_segment(pa.assembly, pa.segments[entry.k], c.task_id, seed)
         out.append(spec.model_copy(update={"difficulty": stratum}))
     return out
+
+
+def pool_stats(pool: str, max_initial: int | None = None, max_horizon: int | None = None) -> dict[str, object]:
+    """A validation pool's size and task statistics (of the tasks within the limits, when given)."""
+    entries = _pool_entries(pool)
+    within = [p for p in entries if (max_initial is None or p.initial <= max_initial)
+              and (max_horizon is None or p.horizon <= max_horizon)]
+    return {"pool": pool, "assemblies": len(pool_assemblies(pool)), "tasks": len(entries),
+            "tasks_within_limits": len(within),
+            **suite_stats([p.horizon for p in within], [p.initial for p in within]).as_dict()}
+
+
+def stats_of(tasks: list[TaskSpec]) -> SuiteStats:
+    """The paper's figures for a list of tasks."""
+    return suite_stats([len(t.action_bricks) for t in tasks], [len(t.initial) for t in tasks])
 
 
 def suite_path(name: str) -> Path:

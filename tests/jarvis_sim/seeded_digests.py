@@ -42,6 +42,8 @@ def digests(tmp: Path) -> dict[str, str]:
 
     out: dict[str, str] = {}
     out["suite/jarvis-mini"] = hashlib.sha256(write_suite("jarvis-mini", tmp / "mini.jsonl").read_bytes()).hexdigest()
+    # The paper-matched suite: its pool's swaps and the statistics matching decide in float arithmetic.
+    out["suite/jarvis-v2"] = hashlib.sha256(write_suite("jarvis-v2", tmp / "v2.jsonl").read_bytes()).hexdigest()
     build_pool(2, 0, tmp / "pool", workers=1)  # assemblies, their tasks and every staging layout
     out["pool"] = _tree_digest(tmp / "pool")
     out["vsp"] = _tree_digest(generate_set(tmp / "vsp", seed=3, n=1, n_examples=1, workers=1))

@@ -14,6 +14,7 @@ from jarvis_sim.origami.render import VIEWS, crease_pattern_image, render_view
 from jarvis_sim.origami.simulate import flat_folded, fold_3d
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import family_of_task, load_task, suite_task_ids
+from tests.fakes.gamibench_folder import build_code
 
 
 @pytest.fixture(autouse=True)
@@ -96,7 +97,9 @@ def test_official_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         for v in VIEWS:
             img.save(d / f"{name}_{v}.png")
     monkeypatch.setenv("JARVIS_GAMIBENCH_ROOT", str(root))
+    monkeypatch.setenv("JARVIS_GAMIBENCH_CODE", str(build_code(tmp_path / "code")))
     ids = suite_task_ids("gamibench-official")
     assert len(ids) == 15 and ids[0].startswith("gamibench/official/")
     item = load_task(ids[0])
     assert isinstance(item, QuestionItem) and item.images[0] == str(root / "boat" / "boat_cp.png")
+    assert len(item.images) == 5 and not (root / "_composites").exists()  # four candidates, nothing written

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 from pathlib import Path
 
 import pytest
 
 from jarvis_sim.tasks.difficulty import difficulty_score
+from jarvis_sim.tasks.paper_stats import PAPER
 from jarvis_sim.tasks.registry import load_task, suite_task_ids
-from jarvis_sim.tasks.suites import load_suite, suite_path, write_suite
+from jarvis_sim.tasks.suites import load_suite, stats_of, suite_path, write_suite
+from jarvis_sim.tasks.validation_pool import pool_assemblies
 from tests.jarvis_sim.tasks.test_decompose import _check_staging
 
 
@@ -29,8 +32,37 @@ def test_v1_composition_and_statistics() -> None:
     assert len({t.id for t in suite}) == 50 and all(t.id.startswith("lego/") for t in suite)
 
 
-def test_strata_follow_difficulty_order() -> None:
-    suite = load_suite("jarvis-v1")
+def test_v2_has_the_papers_statistics() -> None:
+    suite = load_suite("jarvis-v2")
+    assert [t.difficulty for t in suite].count("easy") == 20 and [t.difficulty for t in suite].count("hard") == 15
+    got = stats_of(suite)
+    assert got == PAPER  # every figure: action bricks 5.18 / 3.5 / 29, half at 3-5, initial 74.96 / 58.5 / 236
+    pool = pool_assemblies("v2")
+    assert len(pool) == 48 and sum(len(a.segments) for a in pool) == 1067
+    assert all(len(a.assembly) <= 240 for a in pool)
+    assert {t.source_assembly for t in suite} <= {a.assembly.name for a in pool}
+    assert load_suite("jarvis-v1")[0].id.startswith("lego/v7-")  # the old suite stays loadable by name
+
+
+def test_suite_stats_cli_puts_ours_beside_the_papers() -> None:
+    from typer.testing import CliRunner
+
+    from agent.cli.main import app
+
+    r = CliRunner().invoke(app, ["tasks", "suite", "jarvis-v2", "--stats", "--json"])
+    assert r.exit_code == 0, r.output
+    figures = json.loads(r.output)
+    assert figures["paper"]["action_bricks_max"] == 29 and figures["ours"]["action_bricks_max"] == 29
+    assert figures["ours"]["pool_tasks"] == 1067 and figures["pool"]["assemblies"] == 48
+    table = CliRunner().invoke(app, ["tasks", "suite", "jarvis-v1", "--stats"]).output
+    assert "| action bricks: max | 29 | 13 |" in table
+    bad = CliRunner().invoke(app, ["tasks", "suite", "gamibench", "--stats"])
+    assert bad.exit_code == 2 and "LEGO suites" in bad.output
+
+
+@pytest.mark.parametrize("name", ["jarvis-v1", "jarvis-v2"])
+def test_strata_follow_difficulty_order(name: str) -> None:
+    suite = load_suite(name)
     by = {s: [t.difficulty_fields.score for t in suite if t.difficulty == s and t.difficulty_fields] for s in ("easy", "medium", "hard")}
     assert max(by["easy"]) <= min(by["medium"]) and max(by["medium"]) <= min(by["hard"])
     for t in suite:
@@ -39,7 +71,7 @@ def test_strata_follow_difficulty_order() -> None:
 
 
 def test_every_suite_task_is_buildable_and_staged() -> None:
-    for name in ("jarvis-v1", "jarvis-mini"):
+    for name in ("jarvis-v1", "jarvis-v2", "jarvis-mini"):
         for t in load_suite(name):
             t.target_assembly.validate()
             assert max(b.top for b in t.target_assembly.bricks) * 0.0032 < 0.25
@@ -61,7 +93,7 @@ def test_registry_serves_the_suites() -> None:
 
 @pytest.mark.slow
 def test_regeneration_is_byte_identical(tmp_path: Path) -> None:
-    for name in ("jarvis-v1", "jarvis-mini"):
+    for name in ("jarvis-v1", "jarvis-v2", "jarvis-mini"):
         out = write_suite(name, tmp_path / f"{name}.jsonl")
         assert out.read_bytes() == suite_path(name).read_bytes()
 
