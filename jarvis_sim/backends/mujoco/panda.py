@@ -80,9 +80,10 @@ _LINK_CAPSULES: tuple[tuple[tuple[tuple[float, float, float], tuple[float, float
 
 ARM_RGBA = (0.92, 0.92, 0.93, 1.0)
 JOINT_RGBA = (0.25, 0.25, 0.27, 1.0)
-# Arm geoms collide with bricks and the table (conaffinity bit 2 there) but not with each other.
+# Arm geoms collide with bricks and the table, and with each other (self-collision: bits 1 and 2); MuJoCo skips
+# parent-child pairs itself, except for the base, which is fixed to the world (an explicit exclude below).
 ARM_CONTYPE = 2
-ARM_CONAFFINITY = 1
+ARM_CONAFFINITY = 3
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,10 @@ def build_panda(parent: mujoco.MjsBody, spec: mujoco.MjSpec, base_pos: tuple[flo
     site.rgba = [1.0, 0.2, 0.2, 0.0]
     _add_finger(hand, "left")
     _add_finger(hand, "right")
+
+    base_pair = spec.add_exclude()
+    base_pair.bodyname1 = "panda/link0"
+    base_pair.bodyname2 = "panda/link1"
 
     eq = spec.add_equality()
     eq.type = mujoco.mjtEq.mjEQ_JOINT
