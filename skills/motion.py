@@ -70,7 +70,7 @@ ARRIVED_M = 0.0001  # a guarded descent ends untouched once the tool is this clo
 
 
 def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray, press_n: float,
-                  speed: float = 0.01, hold_s: float = 0.05) -> tuple[float | None, float]:
+                  speed: float = 0.005, hold_s: float = 0.05) -> tuple[float | None, float]:
     """Descend straight down toward `bottom` until contact, then press with up to `press_n` newtons.
 
     Returns (TCP height at first contact, or None when nothing was touched down to `bottom`; the largest
@@ -85,7 +85,7 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
     contact_z: float | None = None
     peak = 0.0
     waited = 0
-    backend.set_contact_reflex(press_n + 10.0)
+    backend.set_contact_reflex(PRESS_MAX_N + 10.0)
     try:
         while True:
             force = float(backend.tool_contact_force()[0][2])
@@ -93,6 +93,7 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
             if contact_z is None:
                 if force >= CONTACT_N:
                     contact_z = float(backend.robot_state().ee_position[2])
+                    target[2] = contact_z  # from where the tool is: its command runs ahead of it
                 elif target[2] <= bottom[2]:
                     if float(backend.robot_state().ee_position[2]) <= float(bottom[2]) + ARRIVED_M:
                         break  # the arm (which lags its target) got there without touching anything

@@ -154,8 +154,10 @@ class JointLimiter:
         joints one by one would bend a straight Cartesian line (measured: a lift from the table first pushed a held
         brick into it, as the slow shoulder lagged the others).
         """
-        err = np.asarray(target, dtype=float) - self.q
-        v_lim = np.minimum(self.v_max, np.sqrt(2.0 * self.a_max * np.abs(err)))  # still stops on the target
+        target = np.asarray(target, dtype=float)
+        err = target - self.q
+        # Slow enough to stop on the target braking at half the limit (the common scale below may brake less).
+        v_lim = np.minimum(self.v_max, np.sqrt(self.a_max * np.abs(err)))
         v_des = err / dt
         v_des *= _common_scale(v_des, v_lim)
         dv = v_des - self.v
@@ -164,7 +166,12 @@ class JointLimiter:
         a = self.a + (a - self.a) * _common_scale(a - self.a, self.j_max * dt)
         self.a = a
         self.v = self.v + a * dt
-        self.q = self.q + self.v * dt
+        q = self.q + self.v * dt
+        # Never pass the target: a joint that would cross it stops on it (the last, slow step of a braking).
+        crossed = np.sign(target - q) * np.sign(err) < 0
+        q[crossed] = target[crossed]
+        self.v[crossed] = 0.0
+        self.q = q
         return self.q.copy()
 
 
