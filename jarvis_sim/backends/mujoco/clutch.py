@@ -206,7 +206,10 @@ class ClutchGraph:
         y = round((position[1] - oy) / pitch - ey / 2)
         # The seat level: the highest seated top under the footprint not above the brick's bottom (+ slack).
         height_above_origin = position[2] - oz
-        probe = LatticeBrick(id=brick_id, part=part_number, color=color, x=x, y=y, z=0, yaw=quarter)
+        try:
+            probe = LatticeBrick(id=brick_id, part=part_number, color=color, x=x, y=y, z=0, yaw=quarter)
+        except ValueError:
+            return None  # far off the lattice (knocked off the table): nothing to seat on
         cells = set(probe.cells())
         level = 0
         for b in self.seated.values():
