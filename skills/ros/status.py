@@ -22,6 +22,7 @@ CODE_BY_KIND: dict[str, int] = {
     "placement_occupied": 9,
     "placement_failed": 10,
     "budget_exceeded": 11,
+    "collision": 14,
 }
 
 
