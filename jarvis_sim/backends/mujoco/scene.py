@@ -89,6 +89,8 @@ def clutch_slots(task: TaskSpec) -> dict[str, int]:
     target = task.target_assembly
     for a in task.action_bricks:
         out[a.id] = max(2, len(target.supports(a.id)) if a.id in target.index else 0)
+    for d in task.distractors:  # in no manual step, but an agent may still press one onto the studs
+        out[d.id] = 2
     return out
 
 
