@@ -54,11 +54,10 @@ class ArmKinematics:
         mujoco.mj_jacSite(self.model, self.data, self._jp, self._jr, self.site)
         jac = np.vstack([self._jp[:, :7], self._jr[:, :7]])
         err = np.concatenate([pos - cur_p, quat_error(quat, cur_q)])
-        jjt = jac @ jac.T + damping**2 * np.eye(6)
-        dq = jac.T @ np.linalg.solve(jjt, err)
+        pinv = jac.T @ np.linalg.inv(jac @ jac.T + damping**2 * np.eye(6))
         # Pull toward home in the null space so the elbow stays up and away from the table.
-        pinv = jac.T @ np.linalg.inv(jjt)
-        dq += (np.eye(7) - pinv @ jac) @ (null_gain * (HOME_Q - q))
+        pull = null_gain * (HOME_Q - q)
+        dq = pinv @ (err - jac @ pull) + pull
         q_new = np.clip(q + dq, self.lower, self.upper)
         return q_new, float(np.linalg.norm(err[:3])), float(np.linalg.norm(err[3:]))
 

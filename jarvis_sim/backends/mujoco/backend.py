@@ -25,7 +25,9 @@ import numpy as np
 from jarvis_sim.backends.base import Backend, BackendError, CameraFrame, RobotState
 from jarvis_sim.backends.mujoco.arm_control import ArmKinematics, CartesianController, JointLimiter
 from jarvis_sim.backends.mujoco.cameras import CameraRig
-from jarvis_sim.backends.mujoco.clutch import GROUND, ClutchGraph, Seat, capacity_of, utilisation
+from jarvis_sim.backends.mujoco.clutch import GROUND, STUD_LEAD_IN_M, ClutchGraph, Seat, capacity_of, utilisation
+from jarvis_sim.backends.mujoco.bricks import FLOOR_SUFFIX
+from jarvis_sim.backends.mujoco.collision_groups import cluster_masks
 from jarvis_sim.backends.mujoco.panda import (
     DEFAULT_GRIP_FORCE_N,
     FINGER_MAX_M,
@@ -46,6 +48,7 @@ from jarvis_sim.backends.mujoco.scene import (
 )
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import brick_pose_in_world
+from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.world_state import BrickState, WorldState
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import loose_bricks, seeded_scene
@@ -76,6 +79,7 @@ class MujocoSnapshot:
     partner: dict[int, str]
     capacity: np.ndarray
     seating: dict[str, float]
+    engaged: frozenset[str]
     lock_armed: bool
     collision: tuple[str, str, float] | None
     reflex_n: float
@@ -188,6 +192,16 @@ class MujocoBackend(Backend):
         for k, b in enumerate(self._brick_ids):
             body_brick[self._body[b]] = k
         self._geom_brick = body_brick[m.geom_bodyid]
+        # Colliding geoms of bricks (and the baseplate, the ground's), whose bitmasks follow the welded clusters.
+        colliding = (m.geom_contype != 0) | (m.geom_conaffinity != 0)
+        self._cgeoms = np.flatnonzero(colliding & (self._geom_brick >= 0))
+        self._cgeom_brick = self._geom_brick[self._cgeoms]
+        self._ground_geoms = (np.flatnonzero(colliding & (m.geom_bodyid == m.body("baseplate").id))
+                              if self.layout.baseplate_origin is not None else np.zeros(0, dtype=int))
+        sizes = np.array([part(self._part[b][0]).size_m for b in self._brick_ids], dtype=float).reshape(-1, 3)
+        self._box_half = sizes / 2 + np.array([0.0, 0.0, u.STUD_HEIGHT_M / 2])  # body and studs
+        self._floor_geom = np.array([m.geom(f"{b}{FLOOR_SUFFIX}").id for b in self._brick_ids], dtype=int)
+        self._groups_dirty = True
         root = m.body_rootid[m.geom_bodyid]
         panda_root = m.body("panda/link0").id
         self._geom_robot = root == panda_root
@@ -252,6 +266,8 @@ class MujocoBackend(Backend):
         # from the brick's origin (world frame, m); `partner` names what an active weld holds the brick to.
         self._capacity = np.zeros((m.neq, 9))
         self._partner: dict[int, str] = {}
+        self._engaged: set[str] = set()  # bricks whose floor is off (see _clear_floors)
+        self._cluster_of: dict[Any, int] = {}
         self._seating: dict[str, float] = {}
         self._lock_armed = False
         self._collision: tuple[str, str, float] | None = None
@@ -271,6 +287,7 @@ class MujocoBackend(Backend):
             self.clutch.seat(b, supports)
             for s in supports:
                 self._connect(b.id, s)
+        self._sync_collision_groups()
         mujoco.mj_forward(m, d)
         settle_ticks = round(self.config.settle_s / self.control_dt)
         self.step(settle_ticks)
@@ -326,6 +343,7 @@ class MujocoBackend(Backend):
             # servos never see a jump.
             q_prev = self.limiter.q.copy()
             q_next = self.limiter.tick(self.q_cmd, self.control_dt)
+            self._sync_collision_groups()
             for k in range(1, substeps + 1):
                 d.ctrl[self._arm_act] = q_prev + (q_next - q_prev) * (k / substeps)
                 mujoco.mj_step(m, d)
@@ -484,6 +502,7 @@ class MujocoBackend(Backend):
         q = np.asarray(q, dtype=float)
         if q.shape != (7,):
             raise BackendError(f"collisions needs 7 joint angles, got shape {q.shape}")
+        self._sync_collision_groups()
         mujoco.mj_copyData(probe, m, d)
         held = self.held_brick()
         hand_p0, hand_q0 = d.xpos[self._hand].copy(), d.xquat[self._hand].copy()
@@ -637,11 +656,63 @@ class MujocoBackend(Backend):
         self._capacity[eq] = (cap.studs, cap.pull_n, cap.moment_x_nm, cap.moment_y_nm, *(pos - np.asarray(cap.centre)),
                               cap.half_x_m, cap.half_y_m)
         self._partner[eq] = support
+        self._groups_dirty = True
+
+    def _sync_collision_groups(self) -> None:
+        if self._groups_dirty:
+            self._apply_collision_groups()
+
+    def _apply_collision_groups(self) -> None:
+        """Bricks welded together stop colliding with each other (collision_groups.py)."""
+        m = self.model
+        links = [(self._slot_brick[eq], partner) for eq, partner in self._partner.items()]
+        members: list[str] = list(self._brick_ids) + ([GROUND] if len(self._ground_geoms) else [])
+        groups = cluster_masks(members, links, self._brick_index)
+        self._cluster_of = groups.cluster_of
+        ct = np.array([groups.masks[b][0] for b in self._brick_ids], dtype=np.int32)
+        ca = np.array([groups.masks[b][1] for b in self._brick_ids], dtype=np.int32)
+        m.geom_contype[self._cgeoms] = ct[self._cgeom_brick]
+        m.geom_conaffinity[self._cgeoms] = ca[self._cgeom_brick]
+        engaged = [self._brick_index[b] for b in self._engaged]
+        m.geom_contype[self._floor_geom[engaged]] = 0
+        m.geom_conaffinity[self._floor_geom[engaged]] = 0
+        if len(self._ground_geoms):
+            m.geom_contype[self._ground_geoms], m.geom_conaffinity[self._ground_geoms] = groups.masks[GROUND]
+        self._groups_dirty = False
+
+    def _clear_floors(self) -> None:
+        """Give a brick whose connection broke its floor back once no stud of another cluster is inside it."""
+        if not self._engaged:
+            return
+        self._sync_collision_groups()  # clusters as they are after this tick's breaks and seatings
+        d = self.data
+        bodies = [self._body[b] for b in self._brick_ids]
+        rot = d.xmat[bodies].reshape(-1, 3, 3)
+        centre = d.xpos[bodies] + rot[:, :, 2] * self._box_half[:, 2:3]
+        half = np.einsum("kij,kj->ki", np.abs(rot), self._box_half)
+        lo, hi = centre - half, centre + half
+        clear = set()
+        for b in self._engaged:
+            k = self._brick_index[b]
+            overlap = (lo[:, :2] < hi[k, :2] - STUD_LEAD_IN_M).all(axis=1) & (hi[:, :2] > lo[k, :2] + STUD_LEAD_IN_M).all(axis=1)
+            overlap &= (lo[k, 2] < hi[:, 2] - 1e-4) & (lo[k, 2] > lo[:, 2])
+            overlap[k] = False
+            mine = self._cluster_of.get(b, -1)
+            if mine >= 0:
+                overlap &= np.array([self._cluster_of.get(c, -1) != mine for c in self._brick_ids])
+            if not overlap.any():
+                clear.add(b)
+        if clear:
+            self._engaged -= clear
+            self._groups_dirty = True
 
     def _disconnect(self, eq: int) -> None:
         """Break one connection; a brick left without supports leaves the lattice with what is welded onto it."""
         brick = self._slot_brick[eq]
         support = self._partner.pop(eq)
+        self._groups_dirty = True
+        # The studs of what it came off are still inside its underside: no floor until it is clear of them.
+        self._engaged.add(brick)
         self.data.eq_active[eq] = 0
         self.clutch.links.discard(frozenset((brick, support)))
         if not self._connected(brick):
@@ -701,20 +772,31 @@ class MujocoBackend(Backend):
                 del self._seating[b]
         self._break_overloaded()
         self._seat_pressed()
+        self._clear_floors()
 
     def _seat_pressed(self) -> None:
         """Seat every awake loose brick that is pressed onto studs hard enough within the capture region."""
         d = self.data
-        for b in self._brick_ids:
+        if d.ncon == 0:
+            return
+        # Only a brick touching something other than the robot can be pressed onto studs: the bricks of this
+        # step's contacts, not every brick every tick (find_seat costs ~1 ms).
+        geoms = d.contact.geom[: d.ncon]
+        pressed = geoms[~self._geom_robot[geoms].any(axis=1)]
+        for k in sorted({int(k) for k in self._geom_brick[pressed.ravel()] if k >= 0}):
+            b = self._brick_ids[k]
             if d.tree_asleep[self._tree[b]] >= 0 or self._connected(b) or b in self.clutch.seated:
                 continue
             body = self._body[b]
+            force = self._support_force(body)
+            if force < self.config.press_n_per_stud:
+                continue  # less than one stud's press: no seat can take it
             part_number, color = self._part[b]
             seat = self.clutch.find_seat(b, part_number, color, d.xpos[body], d.xmat[body].reshape(3, 3))
             if seat is None:
                 continue
             studs = sum(len(self.clutch.engaged_cells(seat.brick, s)) for s in seat.supports)
-            if self._support_force(body) < studs * self.config.press_n_per_stud:
+            if force < studs * self.config.press_n_per_stud:
                 continue
             self._seat(b, seat)
 
@@ -866,6 +948,7 @@ class MujocoBackend(Backend):
             partner=dict(self._partner),
             capacity=self._capacity.copy(),
             seating=dict(self._seating),
+            engaged=frozenset(self._engaged),
             lock_armed=self._lock_armed,
             collision=self._collision,
             reflex_n=self.reflex_n,
@@ -891,6 +974,7 @@ class MujocoBackend(Backend):
         self._partner = dict(snapshot.partner)
         self._capacity = snapshot.capacity.copy()
         self._seating = dict(snapshot.seating)
+        self._engaged = set(snapshot.engaged)
         self._lock_armed = snapshot.lock_armed
         self._collision = snapshot.collision
         self.reflex_n = snapshot.reflex_n
@@ -904,6 +988,7 @@ class MujocoBackend(Backend):
                 getattr(d, k)[:] = v
             else:
                 setattr(d, k, v.item())
+        self._apply_collision_groups()
         mujoco.mj_forward(m, d)
 
     # --- perturbations ---------------------------------------------------------------------------
@@ -931,6 +1016,7 @@ class MujocoBackend(Backend):
             d.qpos[a + 2] += dz
             d.qvel[self._dadr[b] : self._dadr[b] + 6] = 0.0
         self._wake_all()
+        self._sync_collision_groups()
         mujoco.mj_forward(self.model, d)
 
     def drop_held(self) -> None:
@@ -952,6 +1038,7 @@ class MujocoBackend(Backend):
         force = impulse_n_s / m.opt.timestep  # spread over one physics step
         before = self.save_state()
         d.xfrc_applied[body, 0] += force
+        self._sync_collision_groups()
         mujoco.mj_step(m, d)
         d.xfrc_applied[body, 0] -= force
         # Within that step the welds absorb the blow whole; if it overloaded some, they gave way as it struck:
@@ -965,6 +1052,7 @@ class MujocoBackend(Backend):
                 if eq in self._partner:
                     self._disconnect(eq)
             d.xfrc_applied[body, 0] += force
+            self._sync_collision_groups()
             mujoco.mj_step(m, d)
             d.xfrc_applied[body, 0] -= force
 

@@ -193,7 +193,7 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
         bp = world.add_body()
         bp.name = "baseplate"
         bp.pos = list(baseplate_origin)
-        for g in add_part_geoms(bp, BASEPLATE_PART, BASEPLATE_COLOR, detail="full", set_mass=False):
+        for g in add_part_geoms(bp, BASEPLATE_PART, BASEPLATE_COLOR, detail="shell", set_mass=False):
             if g.group == GROUP_VISUAL and g.type == mujoco.mjtGeom.mjGEOM_BOX:
                 # Its top is level 0, flush with the table top when lattice z is 0: lift the drawn plate a
                 # hair so the two surfaces do not z-fight (collision geometry is unchanged).
@@ -204,12 +204,12 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
     origin = ws.lattice_origin
     for b in task.initial:
         pos, quat = brick_pose_in_world(b, origin)
-        add_brick_body(world, b.id, b.part, b.color, pos, quat, free=True, detail="full")
+        add_brick_body(world, b.id, b.part, b.color, pos, quat, free=True, detail="shell")
 
     loose = loose_bricks(task)  # distractors are loose bricks like any other: same body, same clutch
     for t in loose:
         add_brick_body(world, t.id, t.part, t.color, (t.start.x, t.start.y, 0.0), yaw_quaternion(t.start.yaw),
-                       free=True, detail="full")
+                       free=True, detail="shell")
 
     for brick_id, n in clutch_slots(task).items():
         for k in range(n):
