@@ -24,9 +24,16 @@ import numpy as np
 
 from jarvis_sim.backends.base import Backend, BackendError, CameraFrame, RobotState
 from jarvis_sim.backends.mujoco.arm_control import ArmKinematics, CartesianController, JointLimiter
-from jarvis_sim.backends.mujoco.cameras import CameraRig
-from jarvis_sim.backends.mujoco.clutch import GROUND, STUD_LEAD_IN_M, ClutchGraph, Seat, capacity_of, utilisation
 from jarvis_sim.backends.mujoco.bricks import FLOOR_SUFFIX
+from jarvis_sim.backends.mujoco.cameras import CameraRig
+from jarvis_sim.backends.mujoco.clutch import (
+    GROUND,
+    STUD_LEAD_IN_M,
+    ClutchGraph,
+    Seat,
+    capacity_of,
+    utilisation,
+)
 from jarvis_sim.backends.mujoco.collision_groups import cluster_masks
 from jarvis_sim.backends.mujoco.panda import (
     DEFAULT_GRIP_FORCE_N,

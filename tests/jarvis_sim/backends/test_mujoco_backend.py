@@ -223,7 +223,7 @@ def _push(b: MujocoBackend, brick_id: str, height_m: float, stop_at_n: float,
     start = np.array([x - half_x - 0.004, y, z + height_m])
     peak, at_break, after, state = 0.0, None, 0, None
     for k in range(round(travel_m / 0.00005) + 80):
-        d.mocap_pos[mocap] = start + [min(k * 0.00005, travel_m + 0.004), 0.0, 0.0]
+        d.mocap_pos[mocap] = start + np.array([min(k * 0.00005, travel_m + 0.004), 0.0, 0.0])
         b._wake_all()
         force = _pusher_force(b, brick_id)
         b.step(1)
