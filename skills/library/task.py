@@ -59,6 +59,7 @@ PRESS_N_PER_STUD = 1.0
 PRESS_MARGIN_N = 2.0
 PAD_FRICTION_ASSUMED = 1.0  # below the real pads' 1.5: the grip is sized with margin
 PULL_GRIP_N = 15.0  # per finger, picking a brick off the structure (the Franka hand: 70 N continuous)
+PULL_REFLEX_N = 45.0  # the contact reflex while pulling: above the pulling grip's friction (2 x 15 N x 1.0)
 PRESS_BELOW_SEAT_MM = 1.0  # the guarded descent's lowest point below the seat (fingertips 0.2 mm above the support)
 RELEASE_ABOVE_MM = 0.2  # margin of the finger-room check above the fingertips' lowest point while pressing
 PAD_HALF_WIDTH_MM = 3.5  # finger pad (LEGO fingertips), across the finger travel
@@ -296,6 +297,30 @@ def _pull_off(ctx: SkillContext, brick: str, d: BrickDescriptor, plan: GraspPlan
     later would have left them higher)."""
     assert ctx.motion is not None
     pads_past_top_mm = (PLATE_GRIP_DEPTH_MM if d.height == "plate" else GRIP_DEPTH_MM) + PULL_PAST_TOP_MM
+    # The pull is an intended contact: the pads' friction on a brick that holds, and the fingers closing over its top
+    # edge when they slide off, reach past the ordinary reflex threshold (Franka programs raise their collision
+    # thresholds for contact tasks the same way).
+    ctx.backend.set_contact_reflex(PULL_REFLEX_N)
+    try:
+        lifted = _pull_steps(ctx, at, quat, span_mm, pads_past_top_mm)
+    finally:
+        ctx.backend.set_contact_reflex(None)
+    if lifted is not None:
+        ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
+        wait_gripper(ctx)
+        ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
+        raise StuckInStructure(
+            f"brick {brick} is clutched to the structure and did not come off: the fingers slid off its top after "
+            f"{lifted:.0f} mm of lift while it stayed on its studs (the connection holds harder than the grip). "
+            "It is still part of the structure; pick a loose brick, or remove the bricks that clamp it first."
+        )
+
+
+def _pull_steps(ctx: SkillContext, at: np.ndarray, quat: np.ndarray, span_mm: float,
+                pads_past_top_mm: float) -> float | None:
+    """Lift in PULL_STEP_MM steps until the pads are past the brick's top; the lift (mm) at which the fingers lost
+    it, or None when they kept it."""
+    assert ctx.motion is not None
     lifted = 0.0
     while lifted < pads_past_top_mm:
         lifted += PULL_STEP_MM
@@ -303,14 +328,8 @@ def _pull_off(ctx: SkillContext, brick: str, d: BrickDescriptor, plan: GraspPlan
         step[2] += lifted / 1000.0
         ctx.motion.move_to(ctx, step, quat, speed=0.02, check_collisions=False)
         if _gripper_width_mm(ctx) < span_mm - 2.5:
-            ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
-            wait_gripper(ctx)
-            ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
-            raise StuckInStructure(
-                f"brick {brick} is clutched to the structure and did not come off: the fingers slid off its top after "
-                f"{lifted:.0f} mm of lift while it stayed on its studs (the connection holds harder than the grip). "
-                "It is still part of the structure; pick a loose brick, or remove the bricks that clamp it first."
-            )
+            return lifted
+    return None
 
 
 def _centring_radius_mm(d: BrickDescriptor) -> float:

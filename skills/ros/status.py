@@ -22,7 +22,8 @@ CODE_BY_KIND: dict[str, int] = {
     "placement_occupied": 9,
     "placement_failed": 10,
     "budget_exceeded": 11,
-    "collision": 14,
+    "stuck_in_structure": 14,
+    "collision": 15,
 }
 
 

@@ -357,7 +357,10 @@ class MujocoBackend(Backend):
             if not np.isfinite(d.qacc).all():
                 raise BackendError(f"simulation diverged at t={d.time:.3f} s")
             self._reflex_tick()
-            self._clutch_tick()
+            # The grip and the clutch share one load path: when the fingers slip, what they pass on is bounded by their
+            # friction, so the clutch is judged on the loads scaled back to the moment of slipping.
+            slip = self._release_slipping_grasp()
+            self._clutch_tick(1.0 / slip if slip > 1.0 else 1.0)
             self._grasp_tick()
 
     # --- contact reflex --------------------------------------------------------------------------
@@ -755,7 +758,7 @@ class MujocoBackend(Backend):
         moment = -0.5 * f[:, 3:] + np.cross(self._capacity[eqs, 4:7], force)
         return eqs, force, moment
 
-    def _break_overloaded(self) -> None:
+    def _break_overloaded(self, load_scale: float = 1.0) -> None:
         """Break every connection loaded past its capacity (clutch.py: pull and prying moments interact linearly)."""
         t = float(self.data.time)
         if any(t - since < _PULL_IN_S for since in self._seating.values()):
@@ -763,21 +766,21 @@ class MujocoBackend(Backend):
         eqs, force, moment = self._clutch_loads()
         if not len(eqs):
             return
-        use = utilisation(force, moment, self._capacity[eqs])
+        use = load_scale * utilisation(force, moment, self._capacity[eqs])
         for k in np.flatnonzero(use > 1.0):
             eq = int(eqs[k])
             if self._slot_brick[eq] in self._seating or eq not in self._partner:
                 continue
             self._disconnect(eq)
 
-    def _clutch_tick(self) -> None:
+    def _clutch_tick(self, load_scale: float = 1.0) -> None:
         d = self.data
         t = float(d.time)
         touched = set().union(*self._pad_touches()) if self._seating else set()
         for b, since in list(self._seating.items()):
             if (self._brick_index[b] not in touched and t - since >= _PULL_IN_S) or t - since > _SEATING_MAX_S:
                 del self._seating[b]
-        self._break_overloaded()
+        self._break_overloaded(load_scale)
         self._seat_pressed()
         self._clear_floors()
 
@@ -860,7 +863,7 @@ class MujocoBackend(Backend):
             return
         m, d = self.model, self.data
         if d.eq_active[eq]:
-            if not self.grip_closed or self._grasp_overloaded(eq):
+            if not self.grip_closed:
                 d.eq_active[eq] = 0
             return
         if not self._lock_armed or not self.grip_closed:
@@ -898,8 +901,19 @@ class MujocoBackend(Backend):
         mujoco.mju_mulQuat(out, turn, np.asarray(brick_quat, dtype=float))
         return out
 
-    def _grasp_overloaded(self, eq: int) -> bool:
-        """True when the locked brick is pushed (by anything but the fingers) harder than the pads' friction holds.
+    def _release_slipping_grasp(self) -> float:
+        """Let go of the locked brick when it is loaded past the pads' friction; return load over that capacity
+        (0 when nothing is locked)."""
+        eq = self._lock_eq
+        if eq is None or not self.data.eq_active[eq]:
+            return 0.0
+        ratio = self._grasp_load_ratio(eq)
+        if ratio > 1.0:
+            self.data.eq_active[eq] = 0
+        return ratio
+
+    def _grasp_load_ratio(self, eq: int) -> float:
+        """How hard the locked brick is pushed (by anything but the fingers), over what the pads' friction holds.
 
         The load is summed from the brick's own contacts and its clutch connections rather than read from the
         lock: the lock and the squeezing pads form a closed loop whose internal forces the solver splits
@@ -924,7 +938,7 @@ class MujocoBackend(Backend):
             sign = 1.0 if bodies[i, 1] == body else -1.0  # the force acts on geom2's body along the frame
             total += sign * (frame.T @ wrench[:3])
         capacity = 2.0 * float(m.geom_friction[self._pads[0], 0]) * self.grip_force
-        return bool(np.linalg.norm(total) > capacity)
+        return float(np.linalg.norm(total)) / capacity
 
     def grasp_locked(self) -> str | None:
         """The brick held rigidly by the grasp lock, if any (diagnostics and tests)."""
