@@ -36,7 +36,7 @@ from skills.geometry import (
     snap_to_lattice,
 )
 from skills.library.common import go_home, refresh_perception, wait_gripper
-from skills.motion import PRESS_MAX_N, guarded_press, leave_park, top_down_quaternion
+from skills.motion import PRESS_MAX_N, guarded_press, leave_park, step_watching, top_down_quaternion
 from skills.registry import skill
 from skills.types import BrickDescriptor, GraspPlan, PickResult, Placement, PlaceResult, Pose
 
@@ -59,6 +59,8 @@ PRESS_N_PER_STUD = 1.0
 PRESS_MARGIN_N = 2.0
 PAD_FRICTION_ASSUMED = 1.0  # below the real pads' 1.5: the grip is sized with margin
 PULL_GRIP_N = 15.0  # per finger, picking a brick off the structure (the Franka hand: 70 N continuous)
+RELEASE_GRIP_N = 0.3  # per finger: the squeeze a placed brick is let go from
+RELEASE_EASE_S = 0.05
 PULL_REFLEX_N = 45.0  # the contact reflex while pulling: above the pulling grip's friction (2 x 15 N x 1.0)
 PRESS_BELOW_SEAT_MM = 1.0  # the guarded descent's lowest point below the seat (fingertips 0.2 mm above the support)
 RELEASE_ABOVE_MM = 0.2  # margin of the finger-room check above the fingertips' lowest point while pressing
@@ -453,7 +455,11 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float) -> PlaceResult:
     press_n = min(PRESS_N_PER_STUD * held.size[0] * held.size[1] + PRESS_MARGIN_N, PRESS_MAX_N)
     ctx.backend.set_gripper(closed=True, force_n=max(GRIP_FORCE_N, press_n / (2 * PAD_FRICTION_ASSUMED)))
     guarded_press(ctx, seat, quat, press_n)
-    # phase: release (a few mm wider than the brick) and retreat
+    # phase: release (a few mm wider than the brick) and retreat. The squeeze is eased off first: fingers opening
+    # from a press grip let go one a moment before the other, and the other's squeeze then pushes the seated brick
+    # sideways, prying the structure below (a 1-wide brick's clutch holds 0.03 N m at most).
+    ctx.backend.set_gripper(closed=True, force_n=RELEASE_GRIP_N)
+    step_watching(ctx, max(1, round(RELEASE_EASE_S / ctx.backend.control_dt)))
     ctx.backend.set_gripper(closed=False, width_m=(span_mm + 8.0) / 1000.0)
     wait_gripper(ctx)
     ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)

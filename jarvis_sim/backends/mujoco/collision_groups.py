@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 LOOSE_BIT = 0
 ARM_BIT = 1
@@ -58,7 +59,7 @@ def clusters(members: Iterable[Hashable], links: Iterable[tuple[Hashable, Hashab
 
 
 def cluster_masks(members: Iterable[Hashable], links: Iterable[tuple[Hashable, Hashable]],
-                  order: Mapping[Hashable, int] | None = None) -> ClusterMasks:
+                  order: Mapping[Any, int] | None = None) -> ClusterMasks:
     """Masks for every member: a singleton is loose; a multi-member component shares a cluster bit.
 
     Bits go to the largest components first (ties by the smallest `order` value of a member, so the result does
