@@ -186,6 +186,7 @@ class MujocoBackend(Backend):
         self._part.update({a.id: (a.part, a.color) for a in loose_bricks(task)})  # distractors seat like any brick
         self._body = {b: m.body(b).id for b in self._brick_ids}
         self._brick_of_body = {self._body[b]: b for b in self._brick_ids}
+        self._brick_body = np.array([self._body[b] for b in self._brick_ids], dtype=int)
         self._brick_index = {b: k for k, b in enumerate(self._brick_ids)}
         self._slots = {b: [m.equality(clutch_eq_name(b, k)).id for k in range(n)] for b, n in clutch_slots(task).items()}
         self._slot_brick = {eq: b for b, eqs in self._slots.items() for eq in eqs}
@@ -807,8 +808,12 @@ class MujocoBackend(Backend):
         under their own weight; what breaks them is a push, a pull, a blow or a brick pressed on.
         """
         d = self.data
+        out: set[int] = set()
+        # A force applied to a brick's body (a perturbation, a test's push) loads its cluster from outside too.
+        pushed = np.flatnonzero(np.abs(d.xfrc_applied[self._brick_body]).sum(axis=1) > 0)
+        out.update(int(c) for c in self._brick_cluster[pushed] if c >= 0)
         if d.ncon == 0:
-            return set()
+            return out
         geoms = d.contact.geom[: d.ncon]
         k = self._geom_brick[geoms]
         cluster = np.where(k >= 0, self._brick_cluster[np.maximum(k, 0)], -2)
@@ -818,7 +823,6 @@ class MujocoBackend(Backend):
             cluster[np.isin(geoms, self._ground_geoms)] = self._cluster_of.get(GROUND, -1)
         # A contact loads the cluster on each side from outside when the other side is the robot or another brick
         # (loose: -1, or another cluster); the table (-2) only carries what stands on it.
-        out: set[int] = set()
         for a, b in ((0, 1), (1, 0)):
             other = cluster[:, b]
             mask = (cluster[:, a] >= 0) & (other != cluster[:, a]) & (other != -2)

@@ -260,8 +260,8 @@ def test_lateral_push_above_capacity_dislodges_a_brick_below_it_does_not(monkeyp
         assert state.connected_to == ["s001"]
         assert np.linalg.norm(np.array(state.position) - start) < 3e-4
         _, at_break, broken = _push(b, "s003", 0.008, stop_at_n=1e9)  # pushed on through 6 mm: it gives way
-        # The force rises ~2.5 N per 10 ms tick at this stiffness and loads are judged once a tick: within 2 ticks.
-        assert at_break is not None and 13.0 < at_break < 21.0
+        # The force rises ~2.5 N per 10 ms tick at this stiffness, and a connection breaks after two overloaded ticks.
+        assert at_break is not None and 13.0 < at_break < 24.0
         b.step(100)
         state = b.world_state().by_id()["s003"]
         assert state.connected_to == []
