@@ -571,9 +571,10 @@ class MujocoBackend(Backend):
 
     def render(self, camera: str = "top", rgb: bool = True, depth: bool = True, segmentation: bool = False) -> CameraFrame:
         """Render one camera at the configured size."""
+        if self._rig is None:
+            raise BackendError("no task loaded: call load(task) first")
         if camera not in self.cameras():
             raise BackendError(f"unknown camera {camera!r}; valid: {', '.join(self.cameras())}")
-        assert self._rig is not None
         return self._rig.render(self.data, camera, self.config.image_width, self.config.image_height,
                                 rgb, depth, segmentation)
 
