@@ -214,7 +214,7 @@ def _pusher_force(b: MujocoBackend, brick_id: str) -> float:
 def _push(b: MujocoBackend, brick_id: str, height_m: float, stop_at_n: float,
           travel_m: float = 0.006) -> tuple[float, float | None, WorldState | None]:
     """Push a brick along +x with the pusher centred `height_m` above its bottom, at 5 mm/s, until the contact
-    force reaches `stop_at_n`, the pusher has travelled `travel_m` into it or 2 mm past the break. Returns the largest force, and the
+    force reaches `stop_at_n`, the pusher has travelled `travel_m` into it or 4 mm past the break. Returns the largest force, and the
     force of the tick its connections broke with the world state just after (None, None while they held)."""
     m, d = b.model, b.data
     mocap = int(m.body_mocapid[m.body(PUSHER).id])
@@ -232,7 +232,7 @@ def _push(b: MujocoBackend, brick_id: str, height_m: float, stop_at_n: float,
             at_break = force  # the force on the brick as this tick began
             state = b.world_state()
         after += at_break is not None
-        if peak >= stop_at_n or after > 40:  # 2 mm past the break: enough to leave it dislodged
+        if peak >= stop_at_n or after > 80:  # 4 mm past the break: enough to leave it dislodged
             break
     d.mocap_pos[mocap] = [0.0, 0.6, 0.3]
     b.step(50)
@@ -265,7 +265,10 @@ def test_lateral_push_above_capacity_dislodges_a_brick_below_it_does_not(monkeyp
         b.step(100)
         state = b.world_state().by_id()["s003"]
         assert state.connected_to == []
-        assert np.linalg.norm(np.array(state.position) - start) > 0.002  # it stays dislodged
+        # It stays dislodged: pried up over the far edge, it rests tilted on the studs, off its seat.
+        _, x, y, _ = state.quaternion
+        tilt_deg = math.degrees(math.acos(min(1.0, 1.0 - 2.0 * (x * x + y * y))))
+        assert np.linalg.norm(np.array(state.position) - start) > 0.0008 and tilt_deg > 1.5
         # The weakest joint went first. (Pushed on, the loose brick jams on the studs below and may pry the 2x8 off.)
         assert broken is not None and broken.by_id()["s001"].connected_to == ["ground"]
     finally:
