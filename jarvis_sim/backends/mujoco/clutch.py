@@ -164,9 +164,9 @@ class ClutchGraph:
             on_plate = all(x0 <= cx < x1 and y0 <= cy < y1 for cx, cy in brick.cells())
             return (GROUND,) if on_plate else ()
         cells = set(brick.cells())
-        return tuple(sorted(
+        return tuple(sorted(  # a tile's smooth top has no studs to take: a brick on it rests, unclutched
             b.id for b in self.seated.values()
-            if b.id != brick.id and b.top == brick.z and cells.intersection(b.cells())
+            if b.id != brick.id and b.top == brick.z and part(b.part).studded and cells.intersection(b.cells())
         ))
 
     def blocked_by(self, brick: LatticeBrick) -> list[str]:
