@@ -73,6 +73,12 @@ class PathBlocked(SkillError):
     kind = "path_blocked"
 
 
+class Collision(SkillError):
+    """The contact reflex stopped the arm: the hand, an arm link or the held brick hit something hard."""
+
+    kind = "collision"
+
+
 class PlacementOccupied(SkillError):
     """The target studs are covered by another brick."""
 

@@ -5,6 +5,11 @@ The built-in planner checks a straight Cartesian segment: inverse kinematics at 
 each configuration tested against the scene (arm and held brick), then streams interpolated targets
 to the backend's Cartesian controller with a smooth velocity profile and waits until the arm settles.
 Tool convention (jarvis_sim.backends.base): TCP z axis out of the hand, y axis along finger travel.
+
+Every move watches the backend's contact reflex: when the arm, hand or held brick meets more than the
+reflex threshold, the backend stops the arm and the move raises `Collision` naming what was hit (what was
+knocked stays knocked). `guarded_press` is the one move meant to touch: it descends until the tool feels
+contact, then presses with a bounded force, the reflex raised above that bound for its duration.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import numpy as np
 
 from jarvis_sim.provenance import PlannerInfo, package_version
 from jarvis_sim.quaternions import half_turn, slerp
-from skills.errors import PathBlocked, Unreachable
+from skills.errors import Collision, PathBlocked, Unreachable
 
 if TYPE_CHECKING:
     from skills.context import SkillContext
@@ -35,6 +40,83 @@ def top_down_quaternion(yaw: float) -> np.ndarray:
 
 def _smooth(t: float) -> float:
     return t * t * (3 - 2 * t)
+
+
+def raise_on_collision(ctx: SkillContext) -> None:
+    """Raise Collision when the backend's contact reflex stopped the arm since the last check."""
+    event = ctx.backend.collision_event()
+    if event is None:
+        return
+    part, obstacle, force = event
+    p = ctx.backend.robot_state().ee_position
+    raise Collision(
+        f"the contact reflex stopped the arm: {part} hit {obstacle} with {force:.0f} N near "
+        f"({p[0] * 1000:.0f}, {p[1] * 1000:.0f}, {p[2] * 1000:.0f}) mm. What was hit may have moved: observe() "
+        "again, and travel above the structure (not through it)."
+    )
+
+
+def step_watching(ctx: SkillContext, n: int = 1) -> None:
+    """Step the backend n ticks, raising Collision as soon as the contact reflex fires."""
+    for _ in range(n):
+        ctx.backend.step(1)
+        raise_on_collision(ctx)
+
+
+PRESS_MAX_N = 40.0  # the press bound a skill may ask for (the Franka hand's fingers hold 70 N together)
+CONTACT_N = 1.0  # a guarded descent has touched when the tool feels this much upward force
+PRESS_STEP_M = 0.00002  # the press deepens its target this much per tick (the arm's stiffness turns it into force)
+PRESS_DEPTH_MAX_M = 0.003  # nor deeper than this below the first contact
+ARRIVED_M = 0.0001  # a guarded descent ends untouched once the tool is this close to its lowest point
+
+
+def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray, press_n: float,
+                  speed: float = 0.005, hold_s: float = 0.05) -> tuple[float | None, float]:
+    """Descend straight down toward `bottom` until contact, then press with up to `press_n` newtons.
+
+    Returns (TCP height at first contact, or None when nothing was touched down to `bottom`; the largest
+    upward force felt). The reflex threshold is raised above the press bound while pressing, then restored.
+    """
+    if not (0 < press_n <= PRESS_MAX_N and math.isfinite(press_n)):
+        raise ValueError(f"guarded_press: press force must lie in (0, {PRESS_MAX_N}] N, got {press_n!r}")
+    backend = ctx.backend
+    dt = backend.control_dt
+    start = backend.robot_state().ee_position.copy()
+    target = start.copy()
+    contact_z: float | None = None
+    peak = 0.0
+    waited = 0
+    backend.set_contact_reflex(PRESS_MAX_N + 10.0)
+    try:
+        while True:
+            force = float(backend.tool_contact_force()[0][2])
+            peak = max(peak, force)
+            if contact_z is None:
+                if force >= CONTACT_N:
+                    contact_z = float(backend.robot_state().ee_position[2])
+                    target[2] = contact_z  # from where the tool is: its command runs ahead of it
+                elif target[2] <= bottom[2]:
+                    if float(backend.robot_state().ee_position[2]) <= float(bottom[2]) + ARRIVED_M:
+                        break  # the arm (which lags its target) got there without touching anything
+                    waited += 1
+                    if waited * dt > SETTLE_MAX_S:
+                        break
+                else:
+                    target[2] = max(float(bottom[2]), target[2] - speed * dt)
+            else:
+                if force >= press_n or target[2] <= contact_z - PRESS_DEPTH_MAX_M:
+                    step_watching(ctx, max(1, round(hold_s / dt)))
+                    peak = max(peak, float(backend.tool_contact_force()[0][2]))
+                    break
+                target[2] -= PRESS_STEP_M
+            backend.set_ee_target(np.array([bottom[0], bottom[1], target[2]]), quaternion)
+            step_watching(ctx, 1)
+    finally:
+        backend.set_contact_reflex(None)
+    # Stop pushing: hold where the tool is now.
+    backend.set_ee_target(backend.robot_state().ee_position.copy(), quaternion)
+    backend.step(1)
+    return contact_z, peak
 
 
 class MotionPlanner(ABC):
@@ -129,12 +211,12 @@ class CartesianPlanner(MotionPlanner):
         for k in range(1, steps + 1):
             t = _smooth(k / steps)
             backend.set_ee_target(p0 + t * (position - p0), slerp(r0, quaternion, t))
-            backend.step(1)
+            step_watching(ctx, 1)
         settle_steps = math.ceil(SETTLE_MAX_S / backend.control_dt)
         for _ in range(settle_steps):
             if float(np.linalg.norm(backend.robot_state().ee_position - position)) < SETTLE_TOLERANCE_M:
                 break
-            backend.step(1)
+            step_watching(ctx, 1)
 
 
 # Planners by configuration name ("module:Class", imported when chosen: OMPL and MoveIt are optional).
@@ -185,11 +267,11 @@ def move_joints(ctx: SkillContext, q_target: np.ndarray, speed_rad_s: float = 1.
     steps = max(1, math.ceil(span / speed_rad_s / backend.control_dt))
     for k in range(1, steps + 1):
         backend.set_joint_targets(q0 + _smooth(k / steps) * (q_target - q0))
-        backend.step(1)
+        step_watching(ctx, 1)
     for _ in range(math.ceil(SETTLE_MAX_S / backend.control_dt)):
         if float(np.max(np.abs(backend.robot_state().joint_positions - q_target))) < tolerance:
             break
-        backend.step(1)
+        step_watching(ctx, 1)
 
 
 def leave_park(ctx: SkillContext, tolerance_rad: float = 0.3) -> None:

@@ -99,7 +99,7 @@ def build(color, size, start, goal, lattice):
         except SkillError as e:
             print("place failed:", e)
             where = goal
-            if e.kind in ("placement_occupied", "unreachable", "path_blocked"):
+            if e.kind in ("placement_occupied", "unreachable", "path_blocked", "collision"):
                 try:
                     put_down()  # still in the hand: set it aside, then try again
                 except SkillError as e2:

@@ -144,6 +144,20 @@ class Backend(ABC):
     def render(self, camera: str = "top", rgb: bool = True, depth: bool = True, segmentation: bool = False) -> CameraFrame:
         """Render one camera."""
 
+    # --- force sensing and the contact reflex ---------------------------------------------------
+    def tool_contact_force(self) -> tuple[np.ndarray, str | None, str | None]:
+        """External force (N, world frame) on the arm, hand and held brick, with the robot part and obstacle of
+        its largest contact (None, None when nothing touches). Guarded moves and presses read it."""
+        raise BackendError(f"backend {self.name!r} does not sense contact forces")
+
+    def set_contact_reflex(self, force_n: float | None = None) -> None:
+        """Set the contact reflex threshold (N; None: the backend's default). Above it the arm stops."""
+        raise BackendError(f"backend {self.name!r} has no contact reflex")
+
+    def collision_event(self, clear: bool = True) -> tuple[str, str, float] | None:
+        """(robot part or held brick, obstacle, force N) of the last contact reflex since the last read, or None."""
+        return None
+
     # --- ground truth (evaluator and oracles only) ----------------------------------------------
     @abstractmethod
     def world_state(self) -> WorldState:
@@ -173,7 +187,7 @@ class Backend(ABC):
 
     @abstractmethod
     def knock(self, brick_id: str, impulse_n_s: float) -> None:
-        """Apply a horizontal impulse to a brick (and what is clutched to it)."""
+        """Apply a horizontal impulse to a brick; its connections break only if the blow overloads them."""
 
 
 _BACKENDS: dict[str, str] = {

@@ -13,7 +13,7 @@ import numpy as np
 from skills.context import SkillContext
 from skills.errors import InvalidArgument
 from skills.library.common import wait_gripper
-from skills.motion import top_down_quaternion
+from skills.motion import guarded_press, top_down_quaternion
 from skills.registry import skill
 from skills.types import JointState, Pose
 
@@ -44,16 +44,43 @@ def get_ee_pose(ctx: SkillContext) -> Pose:
 def move_ee(ctx: SkillContext, x_mm: float, y_mm: float, z_mm: float, yaw_deg: float = 0.0) -> Pose:
     """Move the gripper, pointing down, to (x, y, z) mm (z above the table) with a yaw in degrees.
 
-    The path is a straight line checked for collisions; raises unreachable or path_blocked without
-    moving when it cannot be done. Returns the reached pose.
+    The path is a straight line; raises unreachable without moving when the arm cannot reach it.
+    Nothing checks the path for obstacles: when the gripper, the arm or a held brick hits something
+    (more than about 20 N), the arm stops there and the call raises collision; whatever was hit may
+    have moved. Returns the reached pose.
     """
     if not WORKSPACE_Z_MM[0] <= z_mm <= WORKSPACE_Z_MM[1]:
         raise InvalidArgument(f"z_mm must lie in {WORKSPACE_Z_MM} mm above the table, not {z_mm}")
     table = ctx.workspace.lattice_origin[2]
     target = np.array([x_mm / 1000.0, y_mm / 1000.0, table + z_mm / 1000.0])
     assert ctx.motion is not None
-    ctx.motion.move_to(ctx, target, top_down_quaternion(math.radians(yaw_deg)), speed=0.2)
+    ctx.motion.move_to(ctx, target, top_down_quaternion(math.radians(yaw_deg)), speed=0.2, check_collisions=False)
     return get_ee_pose(ctx)
+
+
+PRESS_LIMIT_N = 40.0
+
+
+@skill("generic")
+def press_down(ctx: SkillContext, max_descent_mm: float = 20.0, force_n: float = 10.0) -> dict[str, float]:
+    """Guarded move: descend straight down from the current pose until the gripper (or the brick it holds)
+    touches something, then press down with `force_n` newtons (at most 40), and stop.
+
+    A brick is clutched to the studs below only when pressed this way (about 1 N per stud) while it sits
+    within a fraction of a millimetre of them. Returns {"contact_z_mm": height where contact began, or -1
+    when nothing was touched within max_descent_mm, "force_n": the largest force felt}.
+    """
+    if not 0.0 < max_descent_mm <= WORKSPACE_Z_MM[1]:
+        raise InvalidArgument(f"max_descent_mm must lie in (0, {WORKSPACE_Z_MM[1]}] mm, not {max_descent_mm}")
+    if not 0.0 < force_n <= PRESS_LIMIT_N:
+        raise InvalidArgument(f"force_n must lie in (0, {PRESS_LIMIT_N}] N, not {force_n}")
+    state = ctx.backend.robot_state()
+    table = ctx.workspace.lattice_origin[2]
+    bottom = state.ee_position.copy()
+    bottom[2] = max(table, float(bottom[2]) - max_descent_mm / 1000.0)
+    contact, peak = guarded_press(ctx, bottom, state.ee_quaternion.copy(), force_n)
+    return {"contact_z_mm": -1.0 if contact is None else round((contact - table) * 1000.0, 2),
+            "force_n": round(peak, 2)}
 
 
 @skill("generic")

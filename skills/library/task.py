@@ -36,7 +36,7 @@ from skills.geometry import (
     snap_to_lattice,
 )
 from skills.library.common import go_home, refresh_perception, wait_gripper
-from skills.motion import leave_park, top_down_quaternion
+from skills.motion import PRESS_MAX_N, guarded_press, leave_park, step_watching, top_down_quaternion
 from skills.registry import skill
 from skills.types import BrickDescriptor, GraspPlan, PickResult, Placement, PlaceResult, Pose
 
@@ -49,8 +49,21 @@ PULL_PAST_TOP_MM = 6.0  # lift beyond the grip depth by which pads sliding up a 
 PLATE_GRIP_DEPTH_MM = 1.6
 FINGERTIP_BELOW_TCP_MM = 10.0  # the tool convention of jarvis_sim.backends.base
 TIP_CLEARANCE_MM = 1.0
+# A brick is gripped with the finger tips above the studs (1.7 mm) of whatever stands beside it at its seat: tips
+# lower would land on those studs while the brick is still being pressed, and take the press off it.
+BRICK_TIP_CLEARANCE_MM = 2.1
 GRIP_FORCE_N = 2.0  # per finger: holds a 2x8 brick; harder squeezes twist thin plates out of the fingers
-RELEASE_ABOVE_MM = 0.2  # release with the studs below 1.5 mm inside the brick (they hold it square)
+# Clutch is about 1 N per engaged stud (StableLego's T = 100 gf): pressing a brick on takes that much per stud,
+# pulling one off as much again. The pads' friction (about 1.5 between pad and ABS) must carry either.
+PRESS_N_PER_STUD = 1.0
+PRESS_MARGIN_N = 2.0
+PAD_FRICTION_ASSUMED = 1.0  # below the real pads' 1.5: the grip is sized with margin
+PULL_GRIP_N = 15.0  # per finger, picking a brick off the structure (the Franka hand: 70 N continuous)
+RELEASE_GRIP_N = 0.3  # per finger: the squeeze a placed brick is let go from
+RELEASE_EASE_S = 0.05
+PULL_REFLEX_N = 45.0  # the contact reflex while pulling: above the pulling grip's friction (2 x 15 N x 1.0)
+PRESS_BELOW_SEAT_MM = 1.0  # the guarded descent's lowest point below the seat (fingertips 0.2 mm above the support)
+RELEASE_ABOVE_MM = 0.2  # margin of the finger-room check above the fingertips' lowest point while pressing
 PAD_HALF_WIDTH_MM = 3.5  # finger pad (LEGO fingertips), across the finger travel
 PAD_THICKNESS_MM = 8.0
 SEATED_TOLERANCE_MM = 2.0
@@ -150,7 +163,8 @@ def _grasp_plan(ctx: SkillContext, brick: str, across_long: bool) -> GraspPlan:
     centre = np.array([d.x_mm, d.y_mm]) / 1000.0
     # The finger tips reach FINGERTIP_BELOW_TCP_MM below the TCP: keep them off whatever the brick rests on.
     rest_z = d.top_z_mm - height_mm(height_kind(d))
-    pad_z = max(d.top_z_mm - depth, rest_z + FINGERTIP_BELOW_TCP_MM + TIP_CLEARANCE_MM)
+    clearance = TIP_CLEARANCE_MM if d.height == "plate" else BRICK_TIP_CLEARANCE_MM
+    pad_z = max(d.top_z_mm - depth, rest_z + FINGERTIP_BELOW_TCP_MM + clearance)
     gap, neighbour = _finger_room(ctx, brick, centre, math.radians(yaw_deg), span_mm, pad_z)
     if gap < FINGER_CLEARANCE_MM:
         raise NotGraspable(
@@ -250,7 +264,8 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
     quat = ctx.backend.robot_state().ee_quaternion  # lift without turning the hand
     # phase: close (until the fingers stop moving) and verify attachment
     _settle(ctx, at)
-    ctx.backend.set_gripper(closed=True, force_n=GRIP_FORCE_N)
+    # A brick of the structure is clutched: the fingers must hold more than its studs' clutch to pull it off.
+    ctx.backend.set_gripper(closed=True, force_n=PULL_GRIP_N if d.in_structure else GRIP_FORCE_N)
     width = wait_gripper(ctx)
     span_mm = _grip_span_mm(d, across_long)
     if width < span_mm - 2.5:
@@ -266,7 +281,12 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
     ctx.motion.move_to(ctx, above, quat, speed=0.08, check_collisions=False)
     width = _gripper_width_mm(ctx)
     if width < span_mm - 2.5:
+        if d.in_structure:
+            raise GraspFailed(f"{brick} is clutched to the structure more strongly than the fingers can pull: it "
+                              "stayed on its studs. Remove what stands on it first, or leave it")
         raise GraspFailed(f"{brick} slipped out of the fingers while lifting; observe() and pick it again")
+    if d.in_structure:
+        ctx.backend.set_gripper(closed=True, force_n=GRIP_FORCE_N)  # off the studs: the ordinary grip carries it
     ctx.held, ctx.held_descriptor, ctx.held_across_long = brick, d, across_long
     ctx.held_grip_depth_mm = d.top_z_mm - plan.z_mm
     return PickResult(brick=brick, grasp=plan, lifted_to_mm=round(float(above[2]) * 1000.0, 1))
@@ -279,6 +299,30 @@ def _pull_off(ctx: SkillContext, brick: str, d: BrickDescriptor, plan: GraspPlan
     later would have left them higher)."""
     assert ctx.motion is not None
     pads_past_top_mm = (PLATE_GRIP_DEPTH_MM if d.height == "plate" else GRIP_DEPTH_MM) + PULL_PAST_TOP_MM
+    # The pull is an intended contact: the pads' friction on a brick that holds, and the fingers closing over its top
+    # edge when they slide off, reach past the ordinary reflex threshold (Franka programs raise their collision
+    # thresholds for contact tasks the same way).
+    ctx.backend.set_contact_reflex(PULL_REFLEX_N)
+    try:
+        lifted = _pull_steps(ctx, at, quat, span_mm, pads_past_top_mm)
+    finally:
+        ctx.backend.set_contact_reflex(None)
+    if lifted is not None:
+        ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
+        wait_gripper(ctx)
+        ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
+        raise StuckInStructure(
+            f"brick {brick} is clutched to the structure and did not come off: the fingers slid off its top after "
+            f"{lifted:.0f} mm of lift while it stayed on its studs (the connection holds harder than the grip). "
+            "It is still part of the structure; pick a loose brick, or remove the bricks that clamp it first."
+        )
+
+
+def _pull_steps(ctx: SkillContext, at: np.ndarray, quat: np.ndarray, span_mm: float,
+                pads_past_top_mm: float) -> float | None:
+    """Lift in PULL_STEP_MM steps until the pads are past the brick's top; the lift (mm) at which the fingers lost
+    it, or None when they kept it."""
+    assert ctx.motion is not None
     lifted = 0.0
     while lifted < pads_past_top_mm:
         lifted += PULL_STEP_MM
@@ -286,14 +330,8 @@ def _pull_off(ctx: SkillContext, brick: str, d: BrickDescriptor, plan: GraspPlan
         step[2] += lifted / 1000.0
         ctx.motion.move_to(ctx, step, quat, speed=0.02, check_collisions=False)
         if _gripper_width_mm(ctx) < span_mm - 2.5:
-            ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
-            wait_gripper(ctx)
-            ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
-            raise StuckInStructure(
-                f"brick {brick} is clutched to the structure and did not come off: the fingers slid off its top after "
-                f"{lifted:.0f} mm of lift while it stayed on its studs (the connection holds harder than the grip). "
-                "It is still part of the structure; pick a loose brick, or remove the bricks that clamp it first."
-            )
+            return lifted
+    return None
 
 
 def _centring_radius_mm(d: BrickDescriptor) -> float:
@@ -374,7 +412,8 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     """Place the held brick so that its top-face centre ends at `pose` (mm) with yaw `pose.yaw_deg`.
 
     Use placement(...) to compute a pose on studs. Moves above the target, descends vertically,
-    sets the brick onto the studs, releases, retreats and checks that the brick is seated. When bricks
+    presses the brick onto the studs (about 1 N per stud), releases, retreats and checks that the
+    brick is seated: it seats only when it comes down within a fraction of a millimetre of the studs. When bricks
     beside the target leave the fingers no room, the brick is first set down and gripped across its other
     side; path_blocked when neither side has room (place it before its neighbours).
     Raises nothing_held, placement_occupied, unreachable, path_blocked or placement_failed.
@@ -403,17 +442,24 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float) -> PlaceResult:
     above = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + APPROACH_HEIGHT_MM)
     quat = top_down_quaternion(_hand_yaw(ctx, above, gripper_yaw))
     near = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + 4.0)
-    # Release with the studs below 1.5 mm inside the brick: they hold it square while the fingers open, and the
-    # clutch seats it, as pressing does on a real build. The fingertips end 1.2 mm above the support beside the
-    # brick, so a support wider than the brick under the fingers can stop the descent a little early.
-    release = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + RELEASE_ABOVE_MM)
+    # The descent may go on below the seat: a well aligned brick can slide down the studs before the press force
+    # builds up, and must then be pressed onto its support. The press stops on force long before this depth.
+    seat = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth - PRESS_BELOW_SEAT_MM)
     assert ctx.motion is not None
-    # phase: transfer above the target at a safe height, then descend
+    # phase: transfer above the target at a safe height, then descend to just above the studs
     _transfer(ctx, above, quat, check_collisions=False)
     ctx.motion.move_to(ctx, near, quat, speed=0.05, check_collisions=False)
-    ctx.motion.move_to(ctx, release, quat, speed=0.01, check_collisions=False)
-    _settle(ctx, release)
-    # phase: release (a few mm wider than the brick) and retreat
+    _settle(ctx, near)
+    # phase: press. The brick lands on the stud tops and seats only when pressed down within the studs' lead-in
+    # (a fraction of a millimetre); the grip is tightened first so the brick does not slip up between the pads.
+    press_n = min(PRESS_N_PER_STUD * held.size[0] * held.size[1] + PRESS_MARGIN_N, PRESS_MAX_N)
+    ctx.backend.set_gripper(closed=True, force_n=max(GRIP_FORCE_N, press_n / (2 * PAD_FRICTION_ASSUMED)))
+    guarded_press(ctx, seat, quat, press_n)
+    # phase: release (a few mm wider than the brick) and retreat. The squeeze is eased off first: fingers opening
+    # from a press grip let go one a moment before the other, and the other's squeeze then pushes the seated brick
+    # sideways, prying the structure below (a 1-wide brick's clutch holds 0.03 N m at most).
+    ctx.backend.set_gripper(closed=True, force_n=RELEASE_GRIP_N)
+    step_watching(ctx, max(1, round(RELEASE_EASE_S / ctx.backend.control_dt)))
     ctx.backend.set_gripper(closed=False, width_m=(span_mm + 8.0) / 1000.0)
     wait_gripper(ctx)
     ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)

@@ -23,6 +23,7 @@ CODE_BY_KIND: dict[str, int] = {
     "placement_failed": 10,
     "budget_exceeded": 11,
     "stuck_in_structure": 14,  # after 12 and 13, which were taken first
+    "collision": 15,
 }
 
 

@@ -1,5 +1,11 @@
 """`jarvis bench sim`: MuJoCo backend speed: pick-and-place wall time, steps/s by brick count, overhead
-versus bare mj_step, RGB-D render time, reset time of a large scene. One JSON object per figure."""
+versus bare mj_step, RGB-D render time, reset time of a large scene. One JSON object per figure.
+
+Every brick is a dynamic body welded by breakable clutch (jarvis_sim/backends/mujoco/clutch.py). Each scene
+size is also compiled with its initial structure fused into the world (no joints: the round-1 model, which
+cannot be knocked), and bare mj_step is timed on both in the same run: `dynamic_over_fused` is the price of a
+structure that can be disturbed.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from common import emit, machine
 
 from jarvis_sim.backends.mujoco.backend import MujocoBackend
+from jarvis_sim.backends.mujoco.scene import SimConfig, build_scene
 from tests.fakes.lego_tasks import stack_task
 from tests.jarvis_sim.backends.pick_place import pick_and_place, wait
 
@@ -23,7 +30,7 @@ EPISODE_S = 12.0
 
 def pick_place_episode(n_bricks: int) -> tuple[float, float]:
     """Wall seconds of a 12 s scripted pick-and-place in a scene of n static bricks, and its sim seconds."""
-    task = stack_task(n_bricks, 1)
+    task = stack_task(n_bricks, 1, baseplate=True)
     b = MujocoBackend()
     b.load(task)
     a = task.action_bricks[0]
@@ -36,7 +43,7 @@ def pick_place_episode(n_bricks: int) -> tuple[float, float]:
     sim = b.sim_time_s
     connected = bool(b.world_state().by_id()[a.id].connected_to)
     b.close()
-    if n_bricks and not connected:  # on a bare table a level-0 brick rests unclutched (no baseplate)
+    if not connected:
         print(f"warning: brick not seated in the {n_bricks}-brick episode", file=sys.stderr)
     return wall, sim
 
@@ -44,7 +51,7 @@ def pick_place_episode(n_bricks: int) -> tuple[float, float]:
 def bare_step_wall(n_bricks: int, sim_s: float) -> float:
     """Wall seconds of plain mj_step over the same scene and simulated time (arm holding still)."""
     b = MujocoBackend()
-    b.load(stack_task(n_bricks, 1))
+    b.load(stack_task(n_bricks, 1, baseplate=True))
     m, d = b.model, b.data
     steps = round(sim_s / m.opt.timestep)
     t0 = time.perf_counter()
@@ -52,6 +59,26 @@ def bare_step_wall(n_bricks: int, sim_s: float) -> float:
     wall = time.perf_counter() - t0
     b.close()
     return wall
+
+
+def fused_step_wall(n_bricks: int, sim_s: float) -> float:
+    """Wall seconds of plain mj_step over the same scene with its initial structure fused into the world."""
+    task = stack_task(n_bricks, 1, baseplate=True)
+    spec, _ = build_scene(task, SimConfig())
+    initial = {b.id for b in task.initial}
+    for eq in list(spec.equalities):
+        if eq.name1 in initial:
+            spec.delete(eq)
+    for brick_id in initial:
+        spec.delete(spec.body(brick_id).first_joint())
+    m = spec.compile()
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    mujoco.mj_step(m, d, nstep=round(0.3 / m.opt.timestep))  # settle, as load() does
+    steps = round(sim_s / m.opt.timestep)
+    t0 = time.perf_counter()
+    mujoco.mj_step(m, d, nstep=steps)
+    return time.perf_counter() - t0
 
 
 def main() -> None:
@@ -64,9 +91,12 @@ def main() -> None:
     for n in (0, 50, 150, 300):
         w, s = pick_place_episode(n)
         emit("steps_per_s", (s / 0.002) / w, "physics steps/s", bricks=n, timestep_s=0.002,
-             realtime_factor=round(s / w, 2), **ctx)
+             realtime_factor=round(s / w, 2), what="pick-and-place episode, dynamic structure", **ctx)
+        dyn, fused = bare_step_wall(n, s), fused_step_wall(n, s)
+        emit("bare_steps_per_s", (s / 0.002) / dyn, "physics steps/s", bricks=n, fused_steps_per_s=round(
+             (s / 0.002) / fused), dynamic_over_fused=round(dyn / fused, 2), what="bare mj_step, arm still", **ctx)
     b = MujocoBackend()
-    b.load(stack_task(150, 1))
+    b.load(stack_task(150, 1, baseplate=True))
     b.render("top")
     samples = []
     for _ in range(15):

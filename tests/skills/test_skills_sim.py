@@ -18,6 +18,7 @@ from jarvis_sim.tasks.spec import ActionBrick, ManualStep, Perturbation, TablePo
 from skills.context import SkillContext
 from skills.errors import (
     AlreadyHolding,
+    Collision,
     GraspFailed,
     InvalidArgument,
     NotGraspable,
@@ -343,3 +344,47 @@ def test_place_with_no_room_for_the_fingers_is_path_blocked(open_session: Callab
     with pytest.raises(PathBlocked, match="no room beside"):
         s["place_at"](4, 4, 0)
     assert s.backend.held_brick() == "a00" and s.ctx.held is not None
+
+
+def test_a_generic_program_driving_through_the_structure_stops_with_collision(
+        open_session: Callable[[TaskSpec], Session]) -> None:
+    """Sweeping the closed gripper sideways through a wall: the contact reflex stops the arm with `collision`
+    naming what it hit, and the bricks it hit stay knocked."""
+    wall = [make_brick(f"s{k:03d}", "3001", 1, 4 * (k % 3), 0, 3 * (k // 3)) for k in range(6)]
+    actions = [ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3001", 4, 0, 0, 6))]
+    s = open_session(crafted("sweep", wall, actions, baseplate=True))
+    before = {b.id: np.array(b.position) for b in s.backend.world_state().bricks if b.id.startswith("s")}
+    connected = {b.id: b.connected_to for b in s.backend.world_state().bricks}
+    g = s.generic
+    centre = np.mean([p for p in before.values()], axis=0) * 1000.0
+    g["close_gripper"]()
+    g["move_ee"](centre[0], centre[1] - 60.0, 40.0)  # beside the wall, clear of it
+    g["move_ee"](centre[0], centre[1] - 60.0, 22.0)
+    with pytest.raises(Collision, match="hit s0"):
+        g["move_ee"](centre[0], centre[1] + 60.0, 22.0)  # straight through the top course (finger tips 12 mm up)
+    for _ in range(3):  # a careless program tries again, and again
+        with pytest.raises(Collision):
+            g["move_ee"](centre[0], centre[1] + 60.0, 22.0)
+    s.backend.step(50)
+    final = s.backend.world_state().by_id()
+    moved = [b for b in before if np.linalg.norm(np.array(final[b].position) - before[b]) > 0.0003]
+    assert moved  # what was hit stays where physics left it
+    # The reflex stops the arm within a millimetre of pushing: the brick it pried loose is no longer clutched.
+    assert any(set(final[b].connected_to) != set(connected[b]) for b in before)
+
+
+def test_press_down_seats_a_brick_the_generic_library_set_on_the_studs(
+        open_session: Callable[[TaskSpec], Session]) -> None:
+    """Released on the studs it stays unclutched; the guarded press clutches it."""
+    initial = [make_brick("s000", "3001", 1, 4, 4, 0)]
+    actions = [ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3001", 4, 4, 4, 3))]
+    s = open_session(crafted("press", initial, actions, baseplate=True))
+    s["pick"](s.seen_as(s.look(), "a00")["id"])
+    target, _ = s.task.target_world_pose("a00")
+    g = s.generic
+    g["move_ee"](target[0] * 1000.0, target[1] * 1000.0, 40.0, 0.0)
+    g["close_gripper"]()  # the default grip (5 N a finger): the pick's 2 N would let the brick slip at 6 N
+    out = g["press_down"](40.0, 12.0)
+    assert out["contact_z_mm"] > 0 and out["force_n"] >= 8.0
+    g["open_gripper"]()
+    assert s.truth("a00")[1] == ["s000"]

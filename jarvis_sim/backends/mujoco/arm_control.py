@@ -54,11 +54,10 @@ class ArmKinematics:
         mujoco.mj_jacSite(self.model, self.data, self._jp, self._jr, self.site)
         jac = np.vstack([self._jp[:, :7], self._jr[:, :7]])
         err = np.concatenate([pos - cur_p, quat_error(quat, cur_q)])
-        jjt = jac @ jac.T + damping**2 * np.eye(6)
-        dq = jac.T @ np.linalg.solve(jjt, err)
+        pinv = jac.T @ np.linalg.inv(jac @ jac.T + damping**2 * np.eye(6))
         # Pull toward home in the null space so the elbow stays up and away from the table.
-        pinv = jac.T @ np.linalg.inv(jjt)
-        dq += (np.eye(7) - pinv @ jac) @ (null_gain * (HOME_Q - q))
+        pull = null_gain * (HOME_Q - q)
+        dq = pinv @ (err - jac @ pull) + pull
         q_new = np.clip(q + dq, self.lower, self.upper)
         return q_new, float(np.linalg.norm(err[:3])), float(np.linalg.norm(err[3:]))
 
@@ -119,3 +118,65 @@ class CartesianController:
         if self.target is None or self.setpoint is None:
             return True
         return bool(np.allclose(self.target[0], self.setpoint[0]) and np.allclose(self.target[1], self.setpoint[1]))
+
+
+# The Panda's joint limits from Franka's datasheet ("Robot and interface specifications", FCI documentation):
+# velocity, acceleration and jerk per joint.
+JOINT_VELOCITY_MAX = np.array([2.1750, 2.1750, 2.1750, 2.1750, 2.6100, 2.6100, 2.6100])  # rad/s
+JOINT_ACCELERATION_MAX = np.array([15.0, 7.5, 10.0, 12.5, 15.0, 20.0, 20.0])  # rad/s^2
+JOINT_JERK_MAX = np.array([7500.0, 3750.0, 5000.0, 6250.0, 7500.0, 10000.0, 10000.0])  # rad/s^3
+
+
+class JointLimiter:
+    """Turns joint targets into a command trajectory within the Panda's velocity, acceleration and jerk limits.
+
+    Each control tick the command moves toward the target as fast as the limits allow, braking early enough
+    to stop on it (|v| <= sqrt(2 a_max |error|)); a real Panda rejects commands that break these limits.
+    """
+
+    def __init__(self, q: np.ndarray, scale: float = 0.9) -> None:
+        self.v_max = JOINT_VELOCITY_MAX * scale  # a margin below the hard limits, as Franka advises
+        self.a_max = JOINT_ACCELERATION_MAX * scale
+        self.j_max = JOINT_JERK_MAX * scale
+        self.reset(q)
+
+    def reset(self, q: np.ndarray) -> None:
+        """Stand still at q."""
+        self.q = np.asarray(q, dtype=float).copy()
+        self.v = np.zeros(7)
+        self.a = np.zeros(7)
+
+    def tick(self, target: np.ndarray, dt: float) -> np.ndarray:
+        """The next command toward `target` after dt seconds.
+
+        Every limit scales all joints by one factor, so the command keeps its direction in joint space: limiting
+        joints one by one would bend a straight Cartesian line (measured: a lift from the table first pushed a held
+        brick into it, as the slow shoulder lagged the others).
+        """
+        target = np.asarray(target, dtype=float)
+        err = target - self.q
+        # Slow enough to stop on the target braking at half the limit (the common scale below may brake less).
+        v_lim = np.minimum(self.v_max, np.sqrt(self.a_max * np.abs(err)))
+        v_des = err / dt
+        v_des *= _common_scale(v_des, v_lim)
+        dv = v_des - self.v
+        a = dv / dt
+        a *= _common_scale(a, self.a_max)
+        a = self.a + (a - self.a) * _common_scale(a - self.a, self.j_max * dt)
+        self.a = a
+        self.v = self.v + a * dt
+        q = self.q + self.v * dt
+        # Never pass the target: a joint that would cross it stops on it (the last, slow step of a braking).
+        crossed = np.sign(target - q) * np.sign(err) < 0
+        q[crossed] = target[crossed]
+        self.v[crossed] = 0.0
+        self.q = q
+        return self.q.copy()
+
+
+def _common_scale(v: np.ndarray, limit: np.ndarray) -> float:
+    """The largest factor in [0, 1] that brings every |v_i| within limit_i."""
+    over = np.abs(v) > limit
+    if not over.any():
+        return 1.0
+    return float(np.min(limit[over] / np.abs(v[over])))

@@ -21,13 +21,22 @@ from typing import Literal
 import mujoco
 import numpy as np
 
+from jarvis_sim.lego import units as u
 from jarvis_sim.lego.catalog import Part, part, primitives
 from jarvis_sim.lego.colors import color
 
-Detail = Literal["full", "body"]
-"""`full`: top, walls, studs and tubes collide (a brick being placed, or one receiving a brick).
-`body`: one box collides, studs are drawn only (loose bricks lying on the table, far structure)."""
+Detail = Literal["full", "shell", "body"]
+"""`full`: top, walls, studs and tubes collide (every primitive of the part).
+`shell`: top, walls, studs and a thin floor collide, tubes do not (the simulator's bricks). The floor (named
+FLOOR_SUFFIX, spanning the underside between the walls) stands for what stops a loose brick on the stud tops
+of what it lands on: the tubes' interference fit, which only a press overcomes (clutch.py). Seated bricks are
+held by clutch welds and do not collide with each other (collision_groups.py), so the floor never overlaps
+the studs a brick is seated on; the backend switches a brick's floor off while studs are still inside its
+underside after its connection broke. (One slab over all studs would be cheaper than the studs, but the wall
+of a brick seated in running bond stands in the gap between two stud columns of the brick below.)
+`body`: one box collides, studs are drawn only (manual renders)."""
 
+FLOOR_SUFFIX = "/floor"
 GROUP_SOLID = 0
 GROUP_VISUAL = 2
 GROUP_COLLISION = 3
@@ -73,6 +82,16 @@ def set_part_inertia(body: mujoco.MjsBody, p: Part) -> None:
     body.inertia = list(_box_inertia(mass, (sx, sy, h)))
 
 
+def _collide(g: mujoco.MjsGeom, contact: BrickContact) -> None:
+    g.contype = 1
+    g.conaffinity = 1
+    g.solref = list(contact.solref)
+    g.solimp = list(contact.solimp)
+    g.friction = list(contact.friction)
+    g.condim = contact.condim
+    g.margin = contact.margin
+
+
 def add_part_geoms(
     body: mujoco.MjsBody,
     part_number: str,
@@ -91,8 +110,8 @@ def add_part_geoms(
     The part frame has its origin at the centre of the bottom face, z up. `collide=False` makes every
     geom visual only (manual renders, ghost targets). `rgba` overrides the LDraw colour (highlights).
     """
-    if detail not in ("full", "body"):
-        raise ValueError(f"add_part_geoms: detail must be 'full' or 'body', got {detail!r}")
+    if detail not in ("full", "shell", "body"):
+        raise ValueError(f"add_part_geoms: detail must be 'full', 'shell' or 'body', got {detail!r}")
     p = part(part_number)
     colour = tuple(rgba) if rgba is not None else part_rgba(color_code)
     if len(colour) != 4:
@@ -112,12 +131,18 @@ def add_part_geoms(
                 continue
             solid = prim.role == "body"
             visible = True
+        elif detail == "shell":
+            if prim.role == "tube":
+                continue
+            solid = prim.role != "body"
+            visible = prim.role in ("body", "stud")
         else:
             solid = prim.role != "body"
             visible = prim.role in ("body", "stud")
         if not visible and not (solid and collide):
             continue
         g = body.add_geom()
+        geoms.append(g)
         if prim.shape == "box":
             g.type = mujoco.mjtGeom.mjGEOM_BOX
             g.size = list(prim.size)
@@ -131,17 +156,28 @@ def add_part_geoms(
         g.density = 0.0
         if solid and collide:
             g.group = GROUP_SOLID if visible else GROUP_COLLISION
-            g.contype = 1
-            g.conaffinity = 1
-            g.solref = list(contact.solref)
-            g.solimp = list(contact.solimp)
-            g.friction = list(contact.friction)
-            g.condim = contact.condim
-            g.margin = contact.margin
+            _collide(g, contact)
         else:
             g.group = GROUP_VISUAL
             g.contype = 0
             g.conaffinity = 0
+    if detail == "shell" and collide and p.kind != "baseplate":
+        w = u.WALL_THICKNESS_M
+        sx, sy, h = p.size_m
+        # As thick as the studs it takes are high (within the hollow): a brick dropped from 20 mm moves 1.3 mm per
+        # 2 ms step, and a thinner floor let it tunnel through the stud tops.
+        half_t = min(u.STUD_HEIGHT_M, h - u.TOP_THICKNESS_M) / 2
+        g = body.add_geom()
+        g.name = f"{body.name}{FLOOR_SUFFIX}"
+        g.type = mujoco.mjtGeom.mjGEOM_BOX
+        g.size = [sx / 2 - w, sy / 2 - w, half_t]
+        g.pos = list(offset_p + rot @ np.array([0.0, 0.0, half_t]))
+        g.quat = list(offset_q)
+        g.rgba = list(colour)
+        g.mass = 0.0
+        g.density = 0.0
+        g.group = GROUP_COLLISION
+        _collide(g, contact)
         geoms.append(g)
     if set_mass:
         set_part_inertia(body, p)

@@ -1,11 +1,31 @@
-"""LEGO clutch as bookkeeping over the stud lattice: where a released brick seats, and what holds what.
+"""LEGO clutch: where a pressed brick seats, how strong each stud connection is, and what holds what.
 
 Raw contact does not hold LEGO bricks in MuJoCo (measured: a seated brick lifts off at 0.1 N), so the
-backend models clutch explicitly. A released brick lying within tolerance of a free lattice pose on
-studs is set onto that pose and welded to what it stands on. Tolerances (SimConfig): in-plane 2 mm,
-height 2.5 mm above the seat (a brick resting on stud tops is 1.7 mm high, so a 3D distance test would
-wrongly reject it), yaw 5 deg, tilt 12 deg. Level 0 has studs only on the baseplate's cells. This module is
-pure Python; the backend applies the welds.
+backend models clutch explicitly, as a robot meets it:
+
+- **Seating.** A brick is seated only when it is pressed down onto studs with at least
+  `press_n_per_stud` newtons per engaged stud (the studs' friction must be overcome to push them into the
+  tubes) while it lies within the capture region of a lattice pose: every corner of its footprint within
+  the stud lead-in (`STUD_LEAD_IN_M`) of where it would be seated, so the region shrinks with the brick's
+  length and its yaw error, and its bottom between the seat and the stud tops. A brick dropped or merely
+  resting on stud tops stays there, unseated. Nothing is ever set onto a pose: the backend activates a
+  weld whose rest pose is the lattice pose, and the brick is pulled the last sub-millimetre in by it, as the
+  chamfers guide a pressed real brick.
+- **Capacity.** Each connection (a brick and one support) breaks when its load exceeds a capacity
+  calibrated per engaged stud: StableLego (Liu, Deng, Wang, Liu 2024, arXiv:2402.10711, `config.json`
+  "T": 100) models every stud-to-tube joint as friction of at most T = 100 gf = 0.98 N. A straight pull
+  then needs n T for n engaged studs. A moment prys the studs out about the far edge of the engaged region
+  (a rigid-plastic lever): each stud at distance r_i from that edge contributes at most T r_i, so a
+  rectangle of nx by ny studs holds T nx p ny^2 / 2 about an axis along x (p the stud pitch) and a push at
+  height h above the joint comes off at that moment over h: a lever arm cuts the capacity. A compressive load
+  C holds the brick down against tipping about an edge at distance a from the centre, so only the moment
+  beyond C a pries (a brick pressed at its edge is pushed into its support, not pried off). Pull and prying
+  moments interact linearly: the connection breaks when
+  pull / (n T) + max(0, |Mx| - C ay) / Mx_cap + max(0, |My| - C ax) / My_cap > 1.
+  In-plane shear is carried by the studs bearing on the tubes and never breaks a connection by itself.
+- A broken connection stays broken until the brick is pressed on again.
+
+This module is pure Python; the backend applies the welds and measures their loads.
 """
 
 from __future__ import annotations
@@ -16,21 +36,89 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from jarvis_sim.lego import units as u
-from jarvis_sim.lego.assembly import LatticeBrick
+from jarvis_sim.lego.assembly import LatticeBrick, brick_pose_in_world
 from jarvis_sim.lego.catalog import part
 
 GROUND = "ground"
 
 
+# StableLego's T = 100 gf per stud-to-tube connection (arXiv:2402.10711), in newtons (g = 9.80665 m/s^2).
+STUD_CLUTCH_N = 0.100 * 9.80665
+# The stud lead-in: the rounded top edge of a stud and the chamfered mouth of the tube and walls it enters,
+# about 0.25 mm each on LEGO's part drawings (no published tolerance; an estimate). A footprint corner landing
+# farther than this from its seat puts a stud on a tube's rim or a wall top instead of sliding it in. For a
+# 2x4 brick it allows 0.5 mm of offset, or 1.6 deg of yaw; for a 1x8, 0.9 deg.
+STUD_LEAD_IN_M = 0.0005
+SEAT_BELOW_M = 0.0005  # a brick's bottom may sit this far below its seat (contact softness) and still seat
+
+
 @dataclass(frozen=True)
 class Seat:
-    """Where a brick would snap: its lattice brick and the ids whose studs it lands on."""
+    """Where a pressed brick would seat: its lattice brick, the ids whose studs it lands on, and its errors."""
 
     brick: LatticeBrick
     supports: tuple[str, ...]
-    in_plane_m: float
-    height_m: float
-    yaw_rad: float
+    corner_error_m: float  # the largest in-plane distance of a footprint corner from its seated position
+    height_m: float  # bottom above the seat (a brick resting on the stud tops is STUD_HEIGHT_M high)
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """The strength of one connection: straight pull, and moments about the lattice x and y axes through
+    `centre` (the engaged region's centre on the joint plane, world frame)."""
+
+    studs: int
+    pull_n: float
+    moment_x_nm: float
+    moment_y_nm: float
+    centre: tuple[float, float, float]
+    half_x_m: float  # half the engaged region's extent along x (the compressive lever against tipping about y)
+    half_y_m: float
+
+
+def capacity_of(cells: list[tuple[int, int]], lattice_origin: tuple[float, float, float], joint_z: float,
+                stud_n: float = STUD_CLUTCH_N) -> Capacity:
+    """The capacity of a connection engaging the studs on these lattice cells (see the module docstring)."""
+    if not cells:
+        raise ValueError("capacity_of: a connection needs at least one engaged stud")
+    pitch = u.STUD_PITCH_M
+    xs = np.array([c[0] for c in cells], dtype=float)
+    ys = np.array([c[1] for c in cells], dtype=float)
+    # Stud centres sit half a pitch inside each cell; the lever of stud i about the far edge of the region is
+    # its distance from that edge. Either edge can be the pivot: the weaker one counts.
+    def lever_sum(v: np.ndarray) -> float:
+        lo, hi = v.min(), v.max() + 1.0
+        return float(min((v + 0.5 - lo).sum(), (hi - v - 0.5).sum())) * pitch
+
+    ox, oy, _ = lattice_origin
+    centre = (ox + (xs.mean() + 0.5) * pitch, oy + (ys.mean() + 0.5) * pitch, joint_z)
+    return Capacity(
+        studs=len(cells),
+        pull_n=len(cells) * stud_n,
+        moment_x_nm=stud_n * lever_sum(ys),  # prying about an axis along x lifts rows of constant y
+        moment_y_nm=stud_n * lever_sum(xs),
+        centre=centre,
+        half_x_m=float(xs.max() + 1.0 - xs.min()) * pitch / 2,
+        half_y_m=float(ys.max() + 1.0 - ys.min()) * pitch / 2,
+    )
+
+
+def utilisation(force: np.ndarray, moment: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """Load over capacity of connections (rows): external force and moment on the upper brick about the engaged
+    centre (N, N m; world frame), capacity rows as the backend stores them (studs, pull, Mx, My, offset xyz,
+    half x, half y). Above 1 the connection breaks."""
+    compression = np.maximum(-force[:, 2], 0.0)
+    pry_x = np.maximum(np.abs(moment[:, 0]) - compression * cap[:, 8], 0.0)
+    pry_y = np.maximum(np.abs(moment[:, 1]) - compression * cap[:, 7], 0.0)
+    return np.maximum(force[:, 2], 0.0) / cap[:, 1] + pry_x / cap[:, 2] + pry_y / cap[:, 3]
+
+
+def footprint_corners(part_number: str, position: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+    """World (x, y) of a brick's four footprint corners at a pose (bottom-face centre, 3x3 rotation)."""
+    p = part(part_number)
+    hx, hy = p.width * u.STUD_PITCH_M / 2, p.depth * u.STUD_PITCH_M / 2
+    local = np.array([[sx * hx, sy * hy, 0.0] for sx in (-1, 1) for sy in (-1, 1)])
+    return (np.asarray(position)[None, :] + local @ np.asarray(rotation).T)[:, :2]
 
 
 @dataclass
@@ -76,9 +164,9 @@ class ClutchGraph:
             on_plate = all(x0 <= cx < x1 and y0 <= cy < y1 for cx, cy in brick.cells())
             return (GROUND,) if on_plate else ()
         cells = set(brick.cells())
-        return tuple(sorted(
+        return tuple(sorted(  # a tile's smooth top has no studs to take: a brick on it rests, unclutched
             b.id for b in self.seated.values()
-            if b.id != brick.id and b.top == brick.z and cells.intersection(b.cells())
+            if b.id != brick.id and b.top == brick.z and part(b.part).studded and cells.intersection(b.cells())
         ))
 
     def blocked_by(self, brick: LatticeBrick) -> list[str]:
@@ -89,30 +177,39 @@ class ClutchGraph:
             if b.id != brick.id and b.z < brick.top and brick.z < b.top and cells.intersection(b.cells())
         ]
 
-    def find_seat(self, brick_id: str, part_number: str, color: int, position: np.ndarray, rotation: np.ndarray,
-                  in_plane_tol: float, height_tol: float, yaw_tol: float, tilt_tol: float) -> Seat | None:
-        """The lattice pose a brick at this world pose (bottom-face centre, 3x3 rotation) snaps to, or None."""
-        if rotation[2, 2] < math.cos(tilt_tol):
+    def engaged_cells(self, brick: LatticeBrick, support: str) -> list[tuple[int, int]]:
+        """Lattice cells where `brick`'s tubes take `support`'s studs."""
+        cells = set(brick.cells())
+        if support == GROUND:
+            assert self.baseplate is not None
+            x0, y0, x1, y1 = self.baseplate
+            return sorted(c for c in cells if x0 <= c[0] < x1 and y0 <= c[1] < y1)
+        return sorted(cells.intersection(self.seated[support].cells()))
+
+    def find_seat(self, brick_id: str, part_number: str, color: int, position: np.ndarray,
+                  rotation: np.ndarray) -> Seat | None:
+        """The lattice pose a pressed brick at this world pose (bottom-face centre, 3x3 rotation) seats on,
+        or None when it lies outside the capture region of every free seat."""
+        p = part(part_number)
+        half_diagonal = math.hypot(p.width, p.depth) * u.STUD_PITCH_M / 2
+        # Tilted more than the studs' height across the brick, it cannot be pressed flat onto them.
+        if rotation[2, 2] < math.cos(math.atan2(u.STUD_HEIGHT_M, half_diagonal)):
             return None
         yaw = math.atan2(rotation[1, 0], rotation[0, 0])
-        quarter = round(yaw / (math.pi / 2))
-        yaw_err = abs(yaw - quarter * math.pi / 2)
-        if yaw_err > yaw_tol:
-            return None
-        quarter %= 4
-        p = part(part_number)
+        if abs(yaw - round(yaw / (math.pi / 2)) * math.pi / 2) * half_diagonal > STUD_LEAD_IN_M:
+            return None  # the corners alone are already outside the lead-in
+        quarter = round(yaw / (math.pi / 2)) % 4
         ex, ey = (p.width, p.depth) if quarter % 2 == 0 else (p.depth, p.width)
         ox, oy, oz = self.lattice_origin
         pitch = u.STUD_PITCH_M
-        lx = (position[0] - ox) / pitch - ex / 2
-        ly = (position[1] - oy) / pitch - ey / 2
-        x, y = round(lx), round(ly)
-        in_plane = math.hypot((lx - x) * pitch, (ly - y) * pitch)
-        if in_plane > in_plane_tol:
-            return None
+        x = round((position[0] - ox) / pitch - ex / 2)
+        y = round((position[1] - oy) / pitch - ey / 2)
         # The seat level: the highest seated top under the footprint not above the brick's bottom (+ slack).
         height_above_origin = position[2] - oz
-        probe = LatticeBrick(id=brick_id, part=part_number, color=color, x=x, y=y, z=0, yaw=quarter)
+        try:
+            probe = LatticeBrick(id=brick_id, part=part_number, color=color, x=x, y=y, z=0, yaw=quarter)
+        except ValueError:
+            return None  # far off the lattice (knocked off the table): nothing to seat on
         cells = set(probe.cells())
         level = 0
         for b in self.seated.values():
@@ -120,10 +217,20 @@ class ClutchGraph:
             if below and b.id != brick_id and cells.intersection(b.cells()):
                 level = max(level, b.top)
         height = height_above_origin - level * u.PLATE_HEIGHT_M
-        if not (-0.0005 <= height <= height_tol):
+        if not (-SEAT_BELOW_M <= height <= u.STUD_HEIGHT_M + SEAT_BELOW_M):
             return None
         brick = probe.moved(z=level)
+        seat_pos, _ = brick_pose_in_world(brick, self.lattice_origin)
+        c, s = math.cos(brick.yaw_rad), math.sin(brick.yaw_rad)
+        seat_rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        corners_now = footprint_corners(part_number, position, rotation)
+        corners_seat = footprint_corners(part_number, np.asarray(seat_pos), seat_rot)
+        # Match corners by nearest (a half-turned brick has the same footprint).
+        err = max(float(np.min(np.linalg.norm(corners_seat - c, axis=1))) for c in corners_now)
+        if err > STUD_LEAD_IN_M:
+            return None
         supports = self.supports_of(brick)
         if not supports or self.blocked_by(brick):
             return None
-        return Seat(brick, supports, in_plane, height, yaw_err)
+        return Seat(brick, supports, err, height)
+

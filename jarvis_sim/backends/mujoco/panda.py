@@ -80,9 +80,10 @@ _LINK_CAPSULES: tuple[tuple[tuple[tuple[float, float, float], tuple[float, float
 
 ARM_RGBA = (0.92, 0.92, 0.93, 1.0)
 JOINT_RGBA = (0.25, 0.25, 0.27, 1.0)
-# Arm geoms collide with bricks and the table (conaffinity bit 2 there) but not with each other.
+# Arm geoms collide with bricks and the table, and with each other (self-collision: bits 1 and 2); MuJoCo skips
+# parent-child pairs itself; two more pairs are excluded in build_panda.
 ARM_CONTYPE = 2
-ARM_CONAFFINITY = 1
+ARM_CONAFFINITY = 3
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,14 @@ def build_panda(parent: mujoco.MjsBody, spec: mujoco.MjSpec, base_pos: tuple[flo
     site.rgba = [1.0, 0.2, 0.2, 0.0]
     _add_finger(hand, "left")
     _add_finger(hand, "right")
+
+    # The base is fixed to the world, so MuJoCo's parent-child filter misses it; the wrist's capsules (links 5
+    # and 7) overlap by 9 mm in folded poses near the base where the real housings clear each other (measured
+    # over IK solutions across the table), which stalled the arm 2 mm short of its target.
+    for first, second in (("panda/link0", "panda/link1"), ("panda/link5", "panda/link7")):
+        pair = spec.add_exclude()
+        pair.bodyname1 = first
+        pair.bodyname2 = second
 
     eq = spec.add_equality()
     eq.type = mujoco.mjtEq.mjEQ_JOINT

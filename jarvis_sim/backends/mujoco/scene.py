@@ -1,10 +1,10 @@
 """Turn a TaskSpec into an MjSpec: table, optional baseplate, initial structure, loose bricks, Panda, cameras.
 
-The initial structure is static (bodies without joints are fused into the world by MuJoCo, so it
-costs nothing to simulate; measured 7.1k steps/s with 150 static bricks versus 4.2k dynamic ones).
-Action bricks are free bodies with full stud and hollow-underside geometry, each with one clutch weld
-declared inactive; the backend aims it at what the brick lands on and fills its relative pose at
-run time. Island sleeping lets bricks lying still cost nothing.
+Every brick is a free body: the initial structure can be knocked, pried apart and driven through like a
+real one. Each brick carries a few clutch welds declared inactive (one per connection it can make: its
+supports in the task's assemblies, at least two); the backend aims them at what the brick is pressed onto
+and fills their relative poses at run time (see clutch.py). What keeps a large structure cheap: island
+sleeping (a welded structure at rest costs nothing until something touches it).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from jarvis_sim.backends.mujoco.bricks import GROUP_VISUAL, add_brick_body, add_part_geoms
+from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N
 from jarvis_sim.backends.mujoco.panda import HAND_BODY, build_panda
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import brick_pose_in_world, yaw_quaternion
@@ -48,16 +49,20 @@ class SimConfig(BaseModel):
     side_camera: bool = Field(True, description="Add an oblique view from the front.")
     finger_speed_m_s: float = Field(0.05, gt=0, description="Speed of each finger's set-point (the Franka hand "
                                     "moves its fingers at up to 0.1 m/s).")
-    snap_in_plane_m: float = Field(0.002, gt=0, description="Clutch snap: largest in-plane error.")
-    snap_height_m: float = Field(0.0025, gt=0, description="Clutch snap: largest height above the seat.")
-    snap_yaw_rad: float = Field(math.radians(5.0), gt=0, description="Clutch snap: largest yaw error.")
-    snap_tilt_rad: float = Field(
-        math.radians(12.0), gt=0,
-        description="Clutch snap: largest tilt from upright. A brick released with one wall caught on a stud top "
-        "rests at up to ~11 deg; pressing would seat it on a real build, which the snap stands for.",
+    stud_clutch_n: float = Field(
+        STUD_CLUTCH_N, gt=0,
+        description="Clutch capacity per engaged stud (N): StableLego's T = 100 gf (arXiv:2402.10711).",
     )
-    detach_lift_m: float = Field(0.002, gt=0, description="Commanded lift that pulls a gripped brick off.")
-    detach_min_grip_n: float = Field(1.0, gt=0, description="Grip force needed to pull a connected brick off.")
+    press_n_per_stud: float = Field(
+        STUD_CLUTCH_N, gt=0,
+        description="Downward press per engaged stud (N) that seats a brick within the capture region: the "
+        "same stud friction must be overcome going in as coming off.",
+    )
+    contact_reflex_n: float = Field(
+        20.0, gt=0,
+        description="Contact reflex: an external force on the arm, hand or held brick above this stops the "
+        "motion (Franka's libfranka examples set 20 N Cartesian collision thresholds; see arm_control.py).",
+    )
 
 
 @dataclass(frozen=True)
@@ -73,9 +78,20 @@ class SceneLayout:
 GRASP_LOCK_EQ = "grasp_lock"
 
 
-def clutch_eq_name(brick_id: str) -> str:
-    """Name of the (initially inactive) weld that clutches an action brick."""
-    return f"clutch/{brick_id}"
+def clutch_eq_name(brick_id: str, slot: int) -> str:
+    """Name of a brick's (initially inactive) clutch weld number `slot`."""
+    return f"clutch/{brick_id}/{slot}"
+
+
+def clutch_slots(task: TaskSpec) -> dict[str, int]:
+    """How many clutch welds each brick carries: its supports in the initial or target assembly, at least 2."""
+    out = {b.id: max(2, len(task.initial_assembly.supports(b.id))) for b in task.initial}
+    target = task.target_assembly
+    for a in task.action_bricks:
+        out[a.id] = max(2, len(target.supports(a.id)) if a.id in target.index else 0)
+    for d in task.distractors:  # in no manual step, but an agent may still press one onto the studs
+        out[d.id] = 2
+    return out
 
 
 def _camera_quat_looking_down(image_up_yaw: float) -> list[float]:
@@ -177,7 +193,7 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
         bp = world.add_body()
         bp.name = "baseplate"
         bp.pos = list(baseplate_origin)
-        for g in add_part_geoms(bp, BASEPLATE_PART, BASEPLATE_COLOR, detail="full", set_mass=False):
+        for g in add_part_geoms(bp, BASEPLATE_PART, BASEPLATE_COLOR, detail="shell", set_mass=False):
             if g.group == GROUP_VISUAL and g.type == mujoco.mjtGeom.mjGEOM_BOX:
                 # Its top is level 0, flush with the table top when lattice z is 0: lift the drawn plate a
                 # hair so the two surfaces do not z-fight (collision geometry is unchanged).
@@ -188,21 +204,24 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
     origin = ws.lattice_origin
     for b in task.initial:
         pos, quat = brick_pose_in_world(b, origin)
-        add_brick_body(world, b.id, b.part, b.color, pos, quat, free=False, detail="full")
+        add_brick_body(world, b.id, b.part, b.color, pos, quat, free=True, detail="shell")
 
     loose = loose_bricks(task)  # distractors are loose bricks like any other: same body, same clutch
     for t in loose:
         add_brick_body(world, t.id, t.part, t.color, (t.start.x, t.start.y, 0.0), yaw_quaternion(t.start.yaw),
-                       free=True, detail="full")
-        eq = spec.add_equality()
-        eq.name = clutch_eq_name(t.id)
-        eq.type = mujoco.mjtEq.mjEQ_WELD
-        eq.objtype = mujoco.mjtObj.mjOBJ_BODY
-        eq.name1 = t.id
-        eq.name2 = "world"
-        eq.active = False
-        eq.solref = [0.004, 1.0]
-        eq.solimp = [0.9999, 0.9999, 0.001, 0.5, 2.0]  # near-hard: 0.1 N must not stretch it visibly
+                       free=True, detail="shell")
+
+    for brick_id, n in clutch_slots(task).items():
+        for k in range(n):
+            eq = spec.add_equality()
+            eq.name = clutch_eq_name(brick_id, k)
+            eq.type = mujoco.mjtEq.mjEQ_WELD
+            eq.objtype = mujoco.mjtObj.mjOBJ_BODY
+            eq.name1 = brick_id
+            eq.name2 = "world"
+            eq.active = False
+            eq.solref = [0.004, 1.0]
+            eq.solimp = [0.9999, 0.9999, 0.001, 0.5, 2.0]  # near-hard: 0.1 N must not stretch it visibly
 
     if task.action_bricks:
         # The grasp lock (see MujocoBackend._grasp_tick): hand to whichever brick the fingers hold, set at run time.
