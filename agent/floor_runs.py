@@ -3,7 +3,8 @@
 Every assembly report shows them. They are run once per (task list, seed, budget, backend) and kept in the
 cache (`$JARVIS_CACHE_DIR/floors/<key>/<agent>/`, ordinary resumable run directories), so a second run of the
 same suite reuses them; `jarvis run --no-floors` skips them, and a report without them says how to get them.
-Delete the cache folder after changing the simulator or the skills: the floors are measured, not computed.
+The key holds jarvis_sim.backends.base.SIMULATOR_REVISION: bump it when the simulator or the skills change (the
+floors are measured, not computed), or delete the cache folder.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from agent.config import AgentConfig
 from agent.run_store import RunConfig
+from jarvis_sim.backends.base import SIMULATOR_REVISION
 from jarvis_sim.manuals.cache import cache_root
 
 FLOOR_AGENTS = ("null", "shuffle")
@@ -36,6 +38,7 @@ def floor_config(config: RunConfig, agent: str) -> RunConfig:
 def floor_dir(config: RunConfig, agent: str) -> Path:
     """Where the floor run of an agent for this run's tasks lives in the cache."""
     key = json.dumps({"tasks": _task_ids(config), "seed": config.agent.seed, "backend": config.backend,
+                      "simulator_revision": SIMULATOR_REVISION,
                       "perception": config.agent.perception,
                       "budget": config.budget.model_dump(mode="json")}, sort_keys=True)
     return cache_root() / "floors" / hashlib.sha256(key.encode()).hexdigest()[:16] / agent

@@ -150,7 +150,9 @@ def _process_part() -> Provenance:
 
 def simulator_settings(backend: Any) -> dict[str, Any]:
     """The backend's name, its typed config and (MuJoCo) the engine options the model was compiled with."""
-    out: dict[str, Any] = {"backend": getattr(backend, "name", type(backend).__name__)}
+    from jarvis_sim.backends.base import SIMULATOR_REVISION
+
+    out: dict[str, Any] = {"backend": getattr(backend, "name", type(backend).__name__), "revision": SIMULATOR_REVISION}
     config: Any = getattr(backend, "config", None)
     if isinstance(config, BaseModel):
         out["config"] = config.model_dump(mode="json")

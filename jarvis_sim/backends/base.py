@@ -61,6 +61,12 @@ class RobotState:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# Bump when what a simulator does changes (physics, contact rules, skills' behaviour at the backend): floor runs
+# cached across runs key on it, and provenance records it. 2: every brick dynamic, clutch that breaks, seating by
+# press, contact reflex (issue 18); 1: the fused structure with snap seating.
+SIMULATOR_REVISION = 2
+
+
 class BackendError(RuntimeError):
     """A backend could not do what was asked (bad command, missing dependency, simulator failure)."""
 
