@@ -130,6 +130,24 @@ class ObservedBackend(Backend):
     def knock(self, brick_id: str, impulse_n_s: float) -> None:
         self.inner.knock(brick_id, impulse_n_s)
 
+    def tool_contact_force(self) -> tuple[np.ndarray, str | None, str | None]:
+        return self.inner.tool_contact_force()
+
+    def set_contact_reflex(self, force_n: float | None = None) -> None:
+        self.inner.set_contact_reflex(force_n)
+
+    def collision_event(self, clear: bool = True) -> tuple[str, str, float] | None:
+        return self.inner.collision_event(clear)
+
+    def joint_limits(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.inner.joint_limits()
+
+    def __getattr__(self, name: str) -> Any:
+        # Backend-specific extras the skills probe with getattr (ee_target_reached, ...): the inner backend's.
+        if name in ("inner", "on_tick", "on_phase"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
 
 class PhaseReportingPlanner(MotionPlanner):
     """Delegates to a planner and reports each arm motion as an `arm_move` phase."""

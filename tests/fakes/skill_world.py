@@ -138,6 +138,12 @@ class SkillWorld:
         self.gripper_mm = 16.0 if self.held else 0.0
         return self.gripper_mm
 
+    def press_down(self, max_descent_mm: float = 20.0, force_n: float = 10.0) -> dict[str, float]:
+        # Touches the table top (or what stands on it) within the descent, like the real guarded press.
+        contact = max(0.0, self.ee.z_mm - max_descent_mm)
+        self.ee = self.ee.model_copy(update={"z_mm": contact})
+        return {"contact_z_mm": contact, "force_n": force_n}
+
     def capture_images(self) -> dict[str, str]:
         self.images += 1
         return {"rgb": f"obs_{self.images:03d}_rgb.png", "depth": f"obs_{self.images:03d}_depth.png"}

@@ -88,6 +88,7 @@ class MujocoSnapshot:
     rest_load: np.ndarray
     seating: dict[str, float]
     engaged: frozenset[str]
+    rest_pending: frozenset[str]
     overloaded: frozenset[int]
     lock_armed: bool
     collision: tuple[str, str, float] | None
@@ -214,6 +215,10 @@ class MujocoBackend(Backend):
         sizes = np.array([part(self._part[b][0]).size_m for b in self._brick_ids], dtype=float).reshape(-1, 3)
         self._box_half = sizes / 2 + np.array([0.0, 0.0, u.STUD_HEIGHT_M / 2])  # body and studs
         self._floor_geom = np.array([m.geom(f"{b}{FLOOR_SUFFIX}").id for b in self._brick_ids], dtype=int)
+        self._geom_support = np.zeros(m.ngeom, dtype=bool)  # the table and the baseplate: they carry, not load
+        self._geom_support[m.geom("table").id] = True
+        if self.layout.baseplate_origin is not None:
+            self._geom_support[m.geom_bodyid == m.body("baseplate").id] = True
         self._groups_dirty = True
         root = m.body_rootid[m.geom_bodyid]
         panda_root = m.body("panda/link0").id
@@ -280,6 +285,7 @@ class MujocoBackend(Backend):
         self._capacity = np.zeros((m.neq, 9))
         self._rest_load = np.zeros((m.neq, 6))  # force and moment each clutch weld carries at rest
         self._settling = False
+        self._rest_pending: set[str] = set()  # bricks let go since the rest loads were last recorded
         self._partner: dict[int, str] = {}
         self._engaged: set[str] = set()  # bricks whose floor is off (see _clear_floors)
         self._cluster_of: dict[Any, int] = {}
@@ -782,7 +788,7 @@ class MujocoBackend(Backend):
         rest = self._rest_load[eqs]
         return eqs, force - rest[:, :3], moment - rest[:, 3:]
 
-    def _record_rest_loads(self) -> None:
+    def _record_rest_loads(self, skip_clusters: set[int] | None = None) -> None:
         """Take the loads the awake welds carry now as their rest loads.
 
         A structure's welds carry its weight and the self-stress of their loops (a brick on two supports, a wall
@@ -793,7 +799,23 @@ class MujocoBackend(Backend):
         load less the load at rest, recorded when a scene has settled and when a seated brick is let go.
         """
         eqs, force, moment = self._clutch_loads()
+        if skip_clusters:
+            bricks = [self._brick_index[self._slot_brick[int(e)]] for e in eqs]
+            keep = ~np.isin(self._brick_cluster[bricks], list(skip_clusters))
+            eqs, force, moment = eqs[keep], force[keep], moment[keep]
         self._rest_load[eqs] = np.concatenate([force, moment], axis=1)
+
+    def _record_pending_rest(self) -> None:
+        """Record the rest loads of clusters that took a seated brick, once nothing outside loads them (a press
+        still on, or the hand still touching, would be taken for the structure's own load)."""
+        if not self._rest_pending or self._seating:
+            return
+        self._sync_collision_groups()
+        loaded = self._externally_loaded_clusters()
+        if any(int(self._brick_cluster[self._brick_index[b]]) in loaded for b in self._rest_pending):
+            return
+        self._rest_pending.clear()
+        self._record_rest_loads(skip_clusters=loaded)
 
     def _break_overloaded(self, load_scale: float = 1.0) -> None:
         """Break every connection loaded past its capacity (clutch.py: pull and prying moments interact linearly)."""
@@ -845,9 +867,9 @@ class MujocoBackend(Backend):
             return out
         geoms = d.contact.geom[: d.ncon]
         k = self._geom_brick[geoms]
-        cluster = np.where(k >= 0, self._brick_cluster[np.maximum(k, 0)], -2)
-        robot = self._geom_robot[geoms]
-        cluster[robot] = -3
+        cluster = np.where(k >= 0, self._brick_cluster[np.maximum(k, 0)], -4)  # -4: any other body (an obstacle)
+        cluster[self._geom_robot[geoms]] = -3
+        cluster[self._geom_support[geoms]] = -2
         # A contact loads the cluster on each side from outside when the other side is the robot or another brick
         # (loose: -1, or another cluster); the table and the baseplate (-2) only carry what stands on them.
         for a, b in ((0, 1), (1, 0)):
@@ -863,10 +885,11 @@ class MujocoBackend(Backend):
         for b, since in list(self._seating.items()):
             if (self._brick_index[b] not in touched and t - since >= _PULL_IN_S) or t - since > _SEATING_MAX_S:
                 del self._seating[b]
-                self._record_rest_loads()  # let go: the structure now also carries this brick, at rest
+                self._rest_pending.add(b)  # let go: the structure now also carries this brick; recorded at rest
         self._break_overloaded(load_scale)
         self._seat_pressed()
         self._clear_floors()
+        self._record_pending_rest()
 
     def _seat_pressed(self) -> None:
         """Seat every awake loose brick that is pressed onto studs hard enough within the capture region."""
@@ -1055,6 +1078,7 @@ class MujocoBackend(Backend):
             rest_load=self._rest_load.copy(),
             seating=dict(self._seating),
             engaged=frozenset(self._engaged),
+            rest_pending=frozenset(self._rest_pending),
             overloaded=frozenset(self._overloaded),
             lock_armed=self._lock_armed,
             collision=self._collision,
@@ -1083,6 +1107,7 @@ class MujocoBackend(Backend):
         self._rest_load = snapshot.rest_load.copy()
         self._seating = dict(snapshot.seating)
         self._engaged = set(snapshot.engaged)
+        self._rest_pending = set(snapshot.rest_pending)
         self._overloaded = set(snapshot.overloaded)
         self._lock_armed = snapshot.lock_armed
         self._collision = snapshot.collision
