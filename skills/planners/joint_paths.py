@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from jarvis_sim.quaternions import half_turn
 from skills.errors import PathBlocked, Unreachable
-from skills.motion import SETTLE_MAX_S, SETTLE_TOLERANCE_M
+from skills.motion import SETTLE_MAX_S, SETTLE_TOLERANCE_M, CartesianPlanner
 
 if TYPE_CHECKING:
     from skills.context import SkillContext
@@ -66,3 +67,29 @@ def follow_joint_path(ctx: SkillContext, path: list[np.ndarray], position: np.nd
         if float(np.linalg.norm(backend.robot_state().ee_position - position)) < SETTLE_TOLERANCE_M:
             break
         backend.step(1)
+
+
+JointPlan = Callable[["SkillContext", np.ndarray, np.ndarray, tuple[str, ...]], tuple[list[np.ndarray], np.ndarray]]
+
+
+def straight_or_detour(ctx: SkillContext, cartesian: CartesianPlanner, plan: JointPlan, joint_speed_rad_s: float,
+                       position: np.ndarray, quaternion: np.ndarray, speed: float, check_collisions: bool,
+                       ignore: tuple[str, ...]) -> None:
+    """A joint-space planner's move_to: straight when the line is free (with the hand either way round), else the
+    joint path `plan` finds (path, the quaternion it reaches); raises before moving when there is none."""
+    position = np.asarray(position, dtype=float)
+    quaternion = np.asarray(quaternion, dtype=float)
+    if not check_collisions:
+        cartesian.move_to(ctx, position, quaternion, speed, check_collisions, ignore)
+        return
+    try:
+        cartesian.plan(ctx, position, quaternion, True, ignore)
+    except (PathBlocked, Unreachable):
+        try:
+            cartesian.plan(ctx, position, half_turn(quaternion), True, ignore)
+        except (PathBlocked, Unreachable):
+            path, quaternion = plan(ctx, position, quaternion, ignore)
+            follow_joint_path(ctx, path, position, quaternion, speed, joint_speed_rad_s)
+            return
+        quaternion = half_turn(quaternion)
+    cartesian.move_to(ctx, position, quaternion, speed, check_collisions, ignore)

@@ -27,10 +27,9 @@ import numpy as np
 
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.provenance import PlannerInfo
-from jarvis_sim.quaternions import half_turn
-from skills.errors import PathBlocked, Unreachable
+from skills.errors import PathBlocked
 from skills.motion import CartesianPlanner, MotionPlanner
-from skills.planners.joint_paths import collision_free_goal, follow_joint_path
+from skills.planners.joint_paths import collision_free_goal, straight_or_detour
 from skills.ros.spinning import SpinThread
 
 if TYPE_CHECKING:
@@ -179,22 +178,8 @@ class MoveItPlanner(MotionPlanner):
     def move_to(self, ctx: SkillContext, position: np.ndarray, quaternion: np.ndarray, speed: float = 0.2,
                 check_collisions: bool = True, ignore: tuple[str, ...] = ()) -> None:
         """Straight when free, a planned detour when the straight line collides; raise before moving otherwise."""
-        position = np.asarray(position, dtype=float)
-        quaternion = np.asarray(quaternion, dtype=float)
-        if not check_collisions:
-            self.cartesian.move_to(ctx, position, quaternion, speed, check_collisions, ignore)
-            return
-        try:
-            self.cartesian.plan(ctx, position, quaternion, True, ignore)
-        except (PathBlocked, Unreachable):
-            try:
-                self.cartesian.plan(ctx, position, half_turn(quaternion), True, ignore)
-            except (PathBlocked, Unreachable):
-                path, quaternion = self.plan(ctx, position, quaternion, ignore)
-                follow_joint_path(ctx, path, position, quaternion, speed, self.joint_speed_rad_s)
-                return
-            quaternion = half_turn(quaternion)
-        self.cartesian.move_to(ctx, position, quaternion, speed, check_collisions, ignore)
+        straight_or_detour(ctx, self.cartesian, self.plan, self.joint_speed_rad_s, position, quaternion, speed,
+                           check_collisions, ignore)
 
     # --- planning --------------------------------------------------------------------------------
     def plan(self, ctx: SkillContext, position: np.ndarray, quaternion: np.ndarray,

@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jarvis_sim.provenance import PlannerInfo, package_version
-from jarvis_sim.quaternions import half_turn
-from skills.errors import PathBlocked, Unreachable
+from skills.errors import PathBlocked
 from skills.motion import CartesianPlanner, MotionPlanner
-from skills.planners.joint_paths import PANDA_LOWER, PANDA_UPPER, collision_free_goal, follow_joint_path
+from skills.planners.joint_paths import PANDA_LOWER, PANDA_UPPER, collision_free_goal, straight_or_detour
 
 if TYPE_CHECKING:
     from skills.context import SkillContext
@@ -53,23 +52,9 @@ class OmplPlanner(MotionPlanner):
     def move_to(self, ctx: SkillContext, position: np.ndarray, quaternion: np.ndarray, speed: float = 0.2,
                 check_collisions: bool = True, ignore: tuple[str, ...] = ()) -> None:
         """Straight when free, an OMPL detour when the straight line collides; raise before moving otherwise."""
-        position = np.asarray(position, dtype=float)
-        quaternion = np.asarray(quaternion, dtype=float)
         self.last = PlanStats()
-        if not check_collisions:
-            self.cartesian.move_to(ctx, position, quaternion, speed, check_collisions, ignore)
-            return
-        try:
-            self.cartesian.plan(ctx, position, quaternion, True, ignore)
-        except (PathBlocked, Unreachable):
-            try:
-                self.cartesian.plan(ctx, position, half_turn(quaternion), True, ignore)
-            except (PathBlocked, Unreachable):
-                path, quaternion = self.plan(ctx, position, quaternion, ignore)
-                follow_joint_path(ctx, path, position, quaternion, speed, self.joint_speed_rad_s)
-                return
-            quaternion = half_turn(quaternion)
-        self.cartesian.move_to(ctx, position, quaternion, speed, check_collisions, ignore)
+        straight_or_detour(ctx, self.cartesian, self.plan, self.joint_speed_rad_s, position, quaternion, speed,
+                           check_collisions, ignore)
 
     def describe(self) -> PlannerInfo:
         """OMPL's version and the RRT-Connect settings that shape its detours."""

@@ -288,7 +288,6 @@ class MujocoBackend(Backend):
         self._rest_pending: set[str] = set()  # bricks let go since the rest loads were last recorded
         self._partner: dict[int, str] = {}
         self._engaged: set[str] = set()  # bricks whose floor is off (see _clear_floors)
-        self._cluster_of: dict[Any, int] = {}
         self._brick_cluster = np.full(len(self._brick_ids), -1, dtype=np.int32)
         self._overloaded: set[int] = set()  # clutch welds over capacity in the last tick (see _break_overloaded)
         self._seating: dict[str, float] = {}
@@ -701,7 +700,6 @@ class MujocoBackend(Backend):
         links = [(self._slot_brick[eq], partner) for eq, partner in self._partner.items()]
         members: list[str] = list(self._brick_ids) + ([GROUND] if len(self._ground_geoms) else [])
         groups = cluster_masks(members, links, self._brick_index)
-        self._cluster_of = groups.cluster_of
         self._brick_cluster = np.array([groups.cluster_of[b] for b in self._brick_ids], dtype=np.int32)
         ct = np.array([groups.masks[b][0] for b in self._brick_ids], dtype=np.int32)
         ca = np.array([groups.masks[b][1] for b in self._brick_ids], dtype=np.int32)
@@ -731,9 +729,9 @@ class MujocoBackend(Backend):
             overlap = (lo[:, :2] < hi[k, :2] - STUD_LEAD_IN_M).all(axis=1) & (hi[:, :2] > lo[k, :2] + STUD_LEAD_IN_M).all(axis=1)
             overlap &= (lo[k, 2] < hi[:, 2] - 1e-4) & (lo[k, 2] > lo[:, 2])
             overlap[k] = False
-            mine = self._cluster_of.get(b, -1)
+            mine = self._brick_cluster[k]
             if mine >= 0:
-                overlap &= np.array([self._cluster_of.get(c, -1) != mine for c in self._brick_ids])
+                overlap &= self._brick_cluster != mine
             if not overlap.any():
                 clear.add(b)
         if clear:
