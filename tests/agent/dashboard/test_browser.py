@@ -220,6 +220,7 @@ def _sign_in(driver: Any, base: str, token: str) -> None:
 def test_a_running_run_advances_in_place_can_be_cancelled_and_is_hidden_from_another_token(
         tmp_path: Path, browser: Any, quiz_plugin: None, monkeypatch: pytest.MonkeyPatch) -> None:
     import httpx
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
     from agent.server.app import create_app
@@ -240,7 +241,10 @@ def test_a_running_run_advances_in_place_can_be_cancelled_and_is_hidden_from_ano
         seen = [int(finished.text)]
         deadline = time.monotonic() + 60
         while browser.execute_script("return window.notReloaded === true;") and time.monotonic() < deadline:
-            now = int(finished.text)
+            try:
+                now = int(finished.text)
+            except StaleElementReferenceException:
+                break  # the page reloaded between the check and the read: the end-of-run reload
             if now != seen[-1]:
                 seen.append(now)
                 if len(seen) == 2:
