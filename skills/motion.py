@@ -64,9 +64,13 @@ def step_watching(ctx: SkillContext, n: int = 1) -> None:
 
 
 PRESS_MAX_N = 40.0  # the press bound a skill may ask for (the Franka hand's fingers hold 70 N together)
-CONTACT_N = 1.0  # a guarded descent has touched when the tool feels this much upward force
+CONTACT_N = 0.3  # a guarded descent has touched when the tool feels this much upward force (a 1x1 seats at 1 N)
+GIVE_PULL_N = 1.0  # a seated part pulling the tool down this hard has snapped in
 PRESS_STEP_M = 0.00002  # the press deepens its target this much per tick (the arm's stiffness turns it into force)
 PRESS_DEPTH_MAX_M = 0.003  # nor deeper than this below the first contact
+GIVE_PEAK_N = 1.5  # a give counts once the press has built up this much (a one-stud seat takes 1 N)
+GIVE_DROP_FRACTION = 0.25  # ... and the force falls below this share of its peak
+GIVE_DEPTH_M = 0.0012  # or the tool has gone this far down since contact (studs are 1.7 mm tall)
 ARRIVED_M = 0.0001  # a guarded descent ends untouched once the tool is this close to its lowest point
 
 
@@ -104,7 +108,16 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
                 else:
                     target[2] = max(float(bottom[2]), target[2] - speed * dt)
             else:
-                if force >= press_n or target[2] <= contact_z - PRESS_DEPTH_MAX_M:
+                pressed = force >= press_n or target[2] <= contact_z - PRESS_DEPTH_MAX_M
+                # A part that seats gives way under the press: the force falls off at once (studs slid into tubes).
+                # Pressing on would push the pads down the seated brick and the fingertips onto whatever is beside it.
+                # (In the simulator the seated part's clutch pulls it down out of the pads: the force turns negative.)
+                sunk = float(backend.robot_state().ee_position[2]) < contact_z - GIVE_DEPTH_M
+                gave = force < -GIVE_PULL_N or sunk or (peak >= GIVE_PEAK_N and force < GIVE_DROP_FRACTION * peak)
+                if pressed or gave:
+                    if gave:
+                        target = backend.robot_state().ee_position.copy()
+                        backend.set_ee_target(np.array([bottom[0], bottom[1], target[2]]), quaternion)
                     step_watching(ctx, max(1, round(hold_s / dt)))
                     peak = max(peak, float(backend.tool_contact_force()[0][2]))
                     break

@@ -15,9 +15,10 @@ from agent.agents.registry import register_agent
 from agent.config import AgentConfig
 from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
 from jarvis_sim.lego.colors import color
-from jarvis_sim.lego.units import STUD_PITCH_M
+from jarvis_sim.lego.units import PLATE_HEIGHT_M, STUD_PITCH_M
 from jarvis_sim.tasks.spec import TaskSpec
-from skills.library.task import PAD_HALF_WIDTH_MM
+from skills.hand import hand_footprints, rects_overlap
+from skills.library.task import RELEASE_OPENING_MM
 
 if TYPE_CHECKING:
     from agent.assembly_episode import AssemblyEpisode
@@ -138,7 +139,7 @@ def oracle_program(task: TaskSpec) -> str:
     present = list(task.initial)
     for step in task.manual_steps:
         lines.append(f"# manual step {step.index + 1}")
-        for bid in grip_order([target[i] for i in step.brick_ids], present, target):
+        for bid in grip_order([target[i] for i in step.brick_ids], present, target, origin):
             b = target[bid]
             start = starts[bid]
             (gx, gy, _), _ = brick_pose_in_world(b, origin)
@@ -151,39 +152,45 @@ def oracle_program(task: TaskSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def grip_order(step: list[LatticeBrick], present: list[LatticeBrick], target: Assembly) -> list[str]:
+def grip_order(step: list[LatticeBrick], present: list[LatticeBrick], target: Assembly,
+               origin: tuple[float, float, float]) -> list[str]:
     """Ids of a step's bricks in a buildable order (supports first) that, where it can, places each brick while the
-    fingers still have room beside it (across its short side, or across its long side for a regrasp)."""
+    hand still has room beside it (gripped across its short side, or across its long side for a regrasp)."""
     placed = {b.id for b in present}
-    occupied = {cell for b in present for cell in _volume(b)}
+    standing = list(present)
     left = list(step)
     order = []
     while left:
         ready = [b for b in left if all(s in placed for s in target.supports(b.id))] or left
-        b = next((b for b in ready if _fingers_fit(b, occupied)), ready[0])
+        b = next((b for b in ready if _hand_fits(b, standing, origin)), ready[0])
         order.append(b.id)
         placed.add(b.id)
-        occupied.update(_volume(b))
+        standing.append(b)
         left.remove(b)
     return order
 
 
-def _volume(b: LatticeBrick) -> set[tuple[int, int, int]]:
-    return {(x, y, z) for x, y in b.cells() for z in range(b.z, b.top)}
-
-
-def _fingers_fit(b: LatticeBrick, occupied: set[tuple[int, int, int]]) -> bool:
-    """True when, for one grip, the cells the finger pads pass through beside the brick (its middle 7 mm on two
-    opposite sides, over its height) are free."""
+def _hand_fits(b: LatticeBrick, present: list[LatticeBrick], origin: tuple[float, float, float]) -> bool:
+    """True when, for one grip (fingers across either pair of sides), no brick present stands where a part of the hand
+    (skills/hand.py: pads, upper fingers, the hand's body) would be while it presses this brick on and lets it go."""
+    (x, y, z), _ = brick_pose_in_world(b, origin)
     ex, ey = b.extent
-    half_pad = PAD_HALF_WIDTH_MM / (STUD_PITCH_M * 1000.0)
-    for along_x in (True, False):  # the pads stand beside the two sides parallel to this axis
-        n, lo = (ex, b.x) if along_x else (ey, b.y)
-        mid = lo + n / 2
-        span = [c for c in range(lo, lo + n) if c + 1 > mid - half_pad and c < mid + half_pad]
-        sides = (b.y - 1, b.y + ey) if along_x else (b.x - 1, b.x + ex)
-        cells = [(c, s) if along_x else (s, c) for c in span for s in sides]
-        if not any((x, y, z) in occupied for x, y in cells for z in range(b.z, b.top)):
+    pitch = STUD_PITCH_M * 1000.0
+    tips = z * 1000.0 + 1.0  # the fingertips' lowest point pressing (skills: about 2 mm above the brick's bottom)
+    others = []
+    for p in present:
+        (px, py, pz), _ = brick_pose_in_world(p, origin)
+        top = pz * 1000.0 + (p.top - p.z) * PLATE_HEIGHT_M * 1000.0
+        others.append(((px * 1000.0, py * 1000.0), (p.extent[0] * pitch / 2 - 0.3, p.extent[1] * pitch / 2 - 0.3), top))
+    for yaw, across in ((0.0, ey), (math.pi / 2, ex)):  # fingers closing along y, then along x
+        span = across * pitch
+        clear = True
+        for opening in (span, span + RELEASE_OPENING_MM):
+            for fp in hand_footprints(x * 1000.0, y * 1000.0, yaw, opening, tips):
+                if any(top > fp.z_mm[0] and rects_overlap(fp.centre, fp.yaw_deg, fp.half, c, 0.0, half)
+                       for c, half, top in others):
+                    clear = False
+        if clear:
             return True
     return False
 

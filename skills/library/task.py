@@ -35,6 +35,7 @@ from skills.geometry import (
     relative_placement,
     snap_to_lattice,
 )
+from skills.hand import HAND_BOXES, PAD, HandBox, hand_footprints, rects_overlap
 from skills.library.common import go_home, refresh_perception, wait_gripper
 from skills.motion import PRESS_MAX_N, guarded_press, leave_park, step_watching, top_down_quaternion
 from skills.registry import skill
@@ -42,6 +43,8 @@ from skills.types import BrickDescriptor, GraspPlan, PickResult, Placement, Plac
 
 APPROACH_HEIGHT_MM = 60.0  # above the highest thing under the gripper
 FINGER_CLEARANCE_MM = 9.0  # finger thickness plus margin on each side of the brick
+PICK_OPENING_MM = 6.0  # per side: how much wider than the brick the pads open to descend around it, room allowing
+PICK_OPENING_MIN_MM = 1.0  # per side, at the least (perception errs by about half a millimetre)
 FINGER_HALF_WIDTH_MM = 4.0  # half the finger pad's width along the brick, with margin
 GRIP_DEPTH_MM = 4.5  # pads centre this far below a brick's top face
 PULL_STEP_MM = 1.0  # lift increments while pulling a structure brick off its studs (studs engage 1.7 mm)
@@ -63,9 +66,9 @@ RELEASE_GRIP_N = 0.3  # per finger: the squeeze a placed brick is let go from
 RELEASE_EASE_S = 0.05
 PULL_REFLEX_N = 45.0  # the contact reflex while pulling: above the pulling grip's friction (2 x 15 N x 1.0)
 PRESS_BELOW_SEAT_MM = 1.0  # the guarded descent's lowest point below the seat (fingertips 0.2 mm above the support)
-RELEASE_ABOVE_MM = 0.2  # margin of the finger-room check above the fingertips' lowest point while pressing
-PAD_HALF_WIDTH_MM = 3.5  # finger pad (LEGO fingertips), across the finger travel
-PAD_THICKNESS_MM = 8.0
+RELEASE_OPENING_MM = 4.0  # the pads open this much wider than the brick to let it go (2 mm on each side)
+PAD_HALF_WIDTH_MM = PAD.half_along_mm  # finger pad (LEGO fingertips), across the finger travel
+PAD_THICKNESS_MM = PAD.across_mm[1] - PAD.across_mm[0]
 SEATED_TOLERANCE_MM = 2.0
 PUT_DOWN_TOLERANCE_MM = 10.0
 PRECISE_SETTLE_MM = 0.03  # in-plane TCP error allowed when the fingers close on or let go of a brick
@@ -171,9 +174,19 @@ def _grasp_plan(ctx: SkillContext, brick: str, across_long: bool) -> GraspPlan:
             f"brick {brick} has a neighbour {neighbour} only {gap:.1f} mm from its side: the fingers "
             "do not fit. Move the neighbour first or leave this brick."
         )
+    # The pads open only as far as the room beside the brick allows: wide open, they would land on a neighbour.
+    opening = span_mm + 2 * min(PICK_OPENING_MM, max(PICK_OPENING_MIN_MM, gap - PAD_THICKNESS_MM - 0.5))
+    above_pads = tuple(box for box in HAND_BOXES if box is not PAD)  # the pads' own room is the gap just measured
+    blockers = _hand_blockers(ctx, d.x_mm, d.y_mm, math.radians(yaw_deg), (span_mm, opening),
+                              pad_z - FINGERTIP_BELOW_TCP_MM, {brick}, above_pads)
+    if blockers:
+        raise NotGraspable(
+            f"brick {brick} stands beside taller bricks ({', '.join(sorted(blockers))}) that the upper fingers or the "
+            "hand would strike while gripping it. Remove them first or leave this brick."
+        )
     return GraspPlan(
         brick=brick, x_mm=d.x_mm, y_mm=d.y_mm, z_mm=round(pad_z, 2), yaw_deg=round(yaw_deg % 180.0, 3),
-        opening_mm=round(span_mm + 2 * 6.0, 1), clearance_mm=round(min(gap, 99.0), 1),
+        opening_mm=round(opening, 1), clearance_mm=round(min(gap, 99.0), 1),
     )
 
 
@@ -460,7 +473,7 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float) -> PlaceResult:
     # sideways, prying the structure below (a 1-wide brick's clutch holds 0.03 N m at most).
     ctx.backend.set_gripper(closed=True, force_n=RELEASE_GRIP_N)
     step_watching(ctx, max(1, round(RELEASE_EASE_S / ctx.backend.control_dt)))
-    ctx.backend.set_gripper(closed=False, width_m=(span_mm + 8.0) / 1000.0)
+    ctx.backend.set_gripper(closed=False, width_m=(span_mm + RELEASE_OPENING_MM) / 1000.0)
     wait_gripper(ctx)
     ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
     # Step aside (to -y, away from the staging area) so the hand no longer hides the brick from the camera.
@@ -596,19 +609,27 @@ def _regrasp_for(ctx: SkillContext, pose: Pose) -> float:
 
 def _finger_blockers(ctx: SkillContext, pose: Pose, held: BrickDescriptor, gripper_yaw: float,
                      span_mm: float) -> list[str]:
-    """Perceived bricks that the finger pads would hit beside the brick at its release height."""
-    travel = np.array([-math.sin(gripper_yaw), math.cos(gripper_yaw)])
-    tips_z = pose.z_mm - height_mm(height_kind(held)) + RELEASE_ABOVE_MM
-    blockers = []
-    for side in (-1.0, 1.0):
-        cx, cy = np.array([pose.x_mm, pose.y_mm]) + side * (span_mm / 2 + PAD_THICKNESS_MM / 2) * travel
-        for pid, d in ctx.perceived.descriptors.items():
-            if pid == ctx.held or d.top_z_mm <= tips_z:
-                continue
-            if _rects_overlap((cx, cy), math.degrees(gripper_yaw), (PAD_HALF_WIDTH_MM, PAD_THICKNESS_MM / 2),
-                              (d.x_mm, d.y_mm), d.yaw_deg, (d.size[0] * 4.0 - 0.6, d.size[1] * 4.0 - 0.6)):
-                blockers.append(pid)
-    return blockers
+    """Perceived bricks that some part of the hand (skills/hand.py: pads, upper fingers, the hand's body) would hit
+    with the held brick at its seat, while the fingers press it (closed on the brick) and while they open to let go."""
+    tips_z = pose.z_mm - ctx.held_grip_depth_mm - FINGERTIP_BELOW_TCP_MM - PRESS_BELOW_SEAT_MM
+    return _hand_blockers(ctx, pose.x_mm, pose.y_mm, gripper_yaw, (span_mm, span_mm + RELEASE_OPENING_MM), tips_z,
+                          exclude={ctx.held} if ctx.held else set())
+
+
+def _hand_blockers(ctx: SkillContext, x_mm: float, y_mm: float, gripper_yaw: float, openings: tuple[float, ...],
+                   tips_z: float, exclude: set[str], boxes: tuple[HandBox, ...] = HAND_BOXES) -> list[str]:
+    """Perceived bricks (not in `exclude`) standing where a box of the hand would be, with the tool at (x, y) and its
+    tips at `tips_z`, at any of the finger openings (mm between the pads)."""
+    found: list[str] = []
+    for opening in openings:
+        for fp in hand_footprints(x_mm, y_mm, gripper_yaw, opening, tips_z, boxes):
+            for pid, d in ctx.perceived.descriptors.items():
+                if pid in exclude or pid in found or d.top_z_mm <= fp.z_mm[0]:
+                    continue
+                if rects_overlap(fp.centre, fp.yaw_deg, fp.half, (d.x_mm, d.y_mm), d.yaw_deg,
+                                 (d.size[0] * 4.0 - 0.6, d.size[1] * 4.0 - 0.6)):
+                    found.append(pid)
+    return found
 
 
 def _gripper_yaw(ctx: SkillContext, target_yaw_deg: float) -> float:
@@ -652,27 +673,8 @@ def _check_free(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> None:
 
 def _footprints_overlap(pose: Pose, held: BrickDescriptor, other: BrickDescriptor) -> bool:
     """True when two brick footprints (shrunk by 0.4 mm per side) overlap."""
-    return _rects_overlap((pose.x_mm, pose.y_mm), pose.yaw_deg, (held.size[0] * 4.0 - 0.5, held.size[1] * 4.0 - 0.5),
+    return rects_overlap((pose.x_mm, pose.y_mm), pose.yaw_deg, (held.size[0] * 4.0 - 0.5, held.size[1] * 4.0 - 0.5),
                           (other.x_mm, other.y_mm), other.yaw_deg, (other.size[0] * 4.0 - 0.5, other.size[1] * 4.0 - 0.5))
-
-
-def _rects_overlap(c1: tuple[float, float], yaw1_deg: float, half1: tuple[float, float],
-                   c2: tuple[float, float], yaw2_deg: float, half2: tuple[float, float]) -> bool:
-    """Separating-axis test of two oriented rectangles (centre, yaw of the first half-extent, half-extents)."""
-    def corners(c: tuple[float, float], yaw_deg: float, half: tuple[float, float]) -> np.ndarray:
-        yaw = math.radians(yaw_deg)
-        ax = np.array([math.cos(yaw), math.sin(yaw)])
-        ay = np.array([-math.sin(yaw), math.cos(yaw)])
-        return np.array([np.array(c) + sx * half[0] * ax + sy * half[1] * ay for sx in (-1, 1) for sy in (-1, 1)])
-
-    a, b = corners(c1, yaw1_deg, half1), corners(c2, yaw2_deg, half2)
-    for yaw in (yaw1_deg, yaw2_deg):
-        for axis in (math.radians(yaw), math.radians(yaw) + math.pi / 2):
-            n = np.array([math.cos(axis), math.sin(axis)])
-            pa, pb = a @ n, b @ n
-            if pa.max() < pb.min() or pb.max() < pa.min():
-                return False
-    return True
 
 
 def _find_near(ctx: SkillContext, held: BrickDescriptor, pose: Pose) -> BrickDescriptor | None:

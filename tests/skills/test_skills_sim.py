@@ -388,3 +388,44 @@ def test_press_down_seats_a_brick_the_generic_library_set_on_the_studs(
     assert out["contact_z_mm"] > 0 and out["force_n"] >= 8.0
     g["open_gripper"]()
     assert s.truth("a00")[1] == ["s000"]
+
+
+def test_place_stops_pressing_once_the_brick_seats(open_session: Callable[[TaskSpec], Session]) -> None:
+    """A 1x1 seats at about 1 N: the press stops at the give instead of pushing the pads down the seated brick until
+    the fingertips land on the support's studs beside it (which pries the structure below)."""
+    initial = [make_brick("s000", "3020", 1, 4, 4, 0)]  # a 2x4 plate on the baseplate
+    actions = [ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3005", 4, 5, 4, 1))]
+    s = open_session(crafted("one-stud", initial, actions, baseplate=True))
+    s["pick"](s.seen_as(s.look(), "a00")["id"])
+    backend = s.backend
+    touched: list[float] = []
+    step = backend.step
+
+    def watching(n: int = 1) -> None:
+        for _ in range(n):
+            step(1)
+            force, part_name, obstacle = backend.tool_contact_force()
+            if obstacle == "s000" and part_name is not None and part_name.startswith("panda/"):
+                touched.append(float(np.linalg.norm(force)))
+
+    backend.step = watching  # type: ignore[method-assign]
+    placed = s["place_at"](4, 5, 1, 0)
+    assert placed["seated"]
+    assert "s000" in s.truth("a00")[1]
+    assert not touched, f"the fingers pressed on the support with up to {max(touched):.1f} N"
+
+
+def test_place_regrasps_when_the_upper_fingers_would_strike_a_taller_neighbour(
+        open_session: Callable[[TaskSpec], Session]) -> None:
+    """A column four bricks tall two studs beside a 1x2's long side: the pads fit in the gap, the wider upper fingers
+    31 mm above the tips do not. place() grips the brick by its ends instead; the column is not touched."""
+    initial = [make_brick(f"c{k}", "3004", 1, 4, 7, 3 * k) for k in range(4)]
+    actions = [ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3004", 4, 4, 4, 0))]
+    s = open_session(crafted("tall-neighbour", initial, actions, baseplate=True))
+    column = {b: s.truth(b)[0] for b in ("c0", "c1", "c2", "c3")}
+    s["pick"](s.seen_as(s.look(), "a00")["id"])
+    placed = s["place_at"](4, 4, 0)
+    assert placed["seated"] and s.truth("a00")[1] == ["ground"]
+    assert all(c.ok for c in s.ctx.calls)
+    for b, before in column.items():
+        assert np.linalg.norm(s.truth(b)[0] - before) < 0.3, f"{b} was knocked"
