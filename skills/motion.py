@@ -9,7 +9,7 @@ Tool convention (jarvis_sim.backends.base): TCP z axis out of the hand, y axis a
 Every move watches the backend's contact reflex: when the arm, hand or held brick meets more than the
 reflex threshold, the backend stops the arm and the move raises `Collision` naming what was hit (what was
 knocked stays knocked). `guarded_press` is the one move meant to touch: it descends until the tool feels
-contact, then presses with a bounded force, the reflex raised above that bound for its duration.
+contact, then presses with a bounded force until the part gives, the reflex raised above that bound meanwhile.
 """
 
 from __future__ import annotations
@@ -76,7 +76,8 @@ ARRIVED_M = 0.0001  # a guarded descent ends untouched once the tool is this clo
 
 def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray, press_n: float,
                   speed: float = 0.005, hold_s: float = 0.05) -> tuple[float | None, float]:
-    """Descend straight down toward `bottom` until contact, then press with up to `press_n` newtons.
+    """Descend straight down toward `bottom` until contact, then press with up to `press_n` newtons, stopping
+    early when what is pressed gives way (a brick seating: the force falls off, or the tool sinks a stud height).
 
     Returns (TCP height at first contact, or None when nothing was touched down to `bottom`; the largest
     upward force felt). The reflex threshold is raised above the press bound while pressing, then restored.

@@ -64,7 +64,8 @@ PRESS_LIMIT_N = 40.0
 @skill("generic")
 def press_down(ctx: SkillContext, max_descent_mm: float = 20.0, force_n: float = 10.0) -> dict[str, float]:
     """Guarded move: descend straight down from the current pose until the gripper (or the brick it holds)
-    touches something, then press down with `force_n` newtons (at most 40), and stop.
+    touches something, then press down with up to `force_n` newtons (at most 40), and stop: at that force, or
+    as soon as what is pressed gives way (a brick seating on its studs), so nothing is pushed on after it seats.
 
     A brick is clutched to the studs below only when pressed this way (about 1 N per stud) while it sits
     within a fraction of a millimetre of them. Returns {"contact_z_mm": height where contact began, or -1
