@@ -283,6 +283,7 @@ class MujocoBackend(Backend):
         # Per clutch weld: capacity (studs, pull N, moment about x and y N m) and the engaged centre's offset
         # from the brick's origin (world frame, m); `partner` names what an active weld holds the brick to.
         self._capacity = np.zeros((m.neq, 9))
+        self._brick_caps: dict[str, np.ndarray] = {}  # combined capacity of a brick on several supports (see _use)
         self._rest_load = np.zeros((m.neq, 6))  # force and moment each clutch weld carries at rest
         self._settling = False
         self._rest_pending: set[str] = set()  # bricks let go since the rest loads were last recorded
@@ -700,6 +701,7 @@ class MujocoBackend(Backend):
         self._capacity[eq] = (cap.studs, cap.pull_n, cap.moment_x_nm, cap.moment_y_nm, *(pos - np.asarray(cap.centre)),
                               cap.half_x_m, cap.half_y_m)
         self._partner[eq] = support
+        self._brick_caps.pop(brick, None)
         self._rest_load[eq] = 0.0
         self._groups_dirty = True
 
@@ -755,6 +757,7 @@ class MujocoBackend(Backend):
         """Break one connection; a brick left without supports leaves the lattice with what is welded onto it."""
         brick = self._slot_brick[eq]
         support = self._partner.pop(eq)
+        self._brick_caps.pop(brick, None)
         self._groups_dirty = True
         # The studs of what it came off are still inside its underside: no floor until it is clear of them.
         self._engaged.add(brick)
@@ -836,7 +839,7 @@ class MujocoBackend(Backend):
         eqs, force, moment = self._net_loads()
         if not len(eqs):
             return
-        use = load_scale * utilisation(force, moment, self._capacity[eqs])
+        use = load_scale * self._use(eqs, force, moment)
         over = np.flatnonzero(use > 1.0)
         if not len(over):
             return
@@ -959,10 +962,60 @@ class MujocoBackend(Backend):
         self._lock_armed = False
         self._seating[brick] = float(self.data.time)
 
+    def _use(self, eqs: np.ndarray, force: np.ndarray, moment: np.ndarray) -> np.ndarray:
+        """Load over capacity of each connection (rows of _net_loads; above 1 it breaks).
+
+        A brick on one support is judged on that connection (clutch.py). A brick on several supports is a rigid
+        body on all their studs, as StableLego analyses it: it is pried off only by the moment on all its studs
+        together, about the far edge of all of them, so each of its connections is judged on its own pull and on the
+        brick's combined load. Judged one by one, the welds' moments at a brick's separate one-stud joints are mostly
+        the compatibility moments of a soft, statically indeterminate weld network, not prying (measured on jarvis-v1:
+        1 N pressed on the top of a house wall of 1-wide bricks loaded a one-stud joint eleven bricks below to
+        1.65 x its capacity per newton, and 104 connections broke).
+        """
+        cap = self._capacity[eqs]
+        use = utilisation(force, moment, cap)
+        bricks = [self._slot_brick[int(e)] for e in eqs]
+        rows: dict[str, list[int]] = {}
+        for k, b in enumerate(bricks):
+            rows.setdefault(b, []).append(k)
+        for b, ks in rows.items():
+            if len(ks) < 2:
+                continue
+            combined = self._brick_capacity(b)
+            if combined is None:
+                continue
+            total = force[ks].sum(axis=0)
+            # Each row's moment is about its own engaged centre (brick origin - offset): move it to the combined one.
+            lever = combined[4:7][None, :] - cap[ks, 4:7]
+            about = (moment[ks] + np.cross(lever, force[ks])).sum(axis=0)
+            whole = float(utilisation(total[None, :], about[None, :], combined[None, :])[0])
+            pull = np.maximum(force[ks, 2], 0.0) / cap[ks, 1]
+            use[ks] = np.maximum(pull, whole)
+        return use
+
+    def _brick_capacity(self, brick: str) -> np.ndarray | None:
+        """The capacity row (as _capacity's) of all of a brick's engaged studs together, or None if it is not seated."""
+        if brick in self._brick_caps:
+            return self._brick_caps[brick]
+        seat = self.clutch.seated.get(brick)
+        if seat is None:
+            return None
+        cells = sorted({c for eq, s in self._partner.items() if self._slot_brick[eq] == brick
+                        for c in self.clutch.engaged_cells(seat, s)})
+        if not cells:
+            return None
+        pos, _ = self._lattice_pose(brick)
+        cap = capacity_of(cells, self._task().workspace.lattice_origin, float(pos[2]), self.config.stud_clutch_n)
+        row = np.array([cap.studs, cap.pull_n, cap.moment_x_nm, cap.moment_y_nm, *(pos - np.asarray(cap.centre)),
+                        cap.half_x_m, cap.half_y_m])
+        self._brick_caps[brick] = row
+        return row
+
     def brick_load(self, brick_id: str) -> list[tuple[str, float]]:
         """(support, load as a fraction of capacity) of each connection of a brick this step (diagnostics, tests)."""
         eqs, force, moment = self._net_loads()
-        use = utilisation(force, moment, self._capacity[eqs])
+        use = self._use(eqs, force, moment)
         return [(self._partner[int(eq)], float(use[k])) for k, eq in enumerate(eqs)
                 if self._slot_brick.get(int(eq)) == brick_id and int(eq) in self._partner]
 
@@ -1115,6 +1168,7 @@ class MujocoBackend(Backend):
         self._apply_grip()
         self._partner = dict(snapshot.partner)
         self._capacity = snapshot.capacity.copy()
+        self._brick_caps = {}
         self._rest_load = snapshot.rest_load.copy()
         self._seating = dict(snapshot.seating)
         self._engaged = set(snapshot.engaged)

@@ -23,6 +23,10 @@ backend models clutch explicitly, as a robot meets it:
   moments interact linearly: the connection breaks when
   pull / (n T) + max(0, |Mx| - C ay) / Mx_cap + max(0, |My| - C ax) / My_cap > 1.
   In-plane shear is carried by the studs bearing on the tubes and never breaks a connection by itself.
+- A brick on several supports is one rigid body on all its engaged studs (as StableLego analyses each brick): its
+  connections are judged each on its own pull, and together on the brick's whole load against the capacity of all
+  those studs (the backend's `_use`); the moments the soft welds share between its separate joints are
+  compatibility, not prying.
 - A broken connection stays broken until the brick is pressed on again.
 
 This module is pure Python; the backend applies the welds and measures their loads.
