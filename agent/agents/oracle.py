@@ -128,8 +128,8 @@ def oracle_plan(task: TaskSpec) -> str:
 
 def oracle_program(task: TaskSpec) -> str:
     """The whole-task program: for each manual step, each new brick is located, picked and placed at its lattice
-    pose (with retries after a failed attempt, as the skills' error messages advise). Within a step, bricks whose
-    finger pads would have no room beside them go first while their neighbours are not yet there."""
+    pose (with retries after a failed attempt, as the skills' error messages advise). Within a step, bricks beside
+    which the hand (skills/hand.py) would have no room go first while their neighbours are not yet there."""
     target = task.target_assembly
     origin = task.workspace.lattice_origin
     starts = {a.id: a.start for a in task.action_bricks}

@@ -65,7 +65,7 @@ PULL_GRIP_N = 15.0  # per finger, picking a brick off the structure (the Franka 
 RELEASE_GRIP_N = 0.3  # per finger: the squeeze a placed brick is let go from
 RELEASE_EASE_S = 0.05
 PULL_REFLEX_N = 45.0  # the contact reflex while pulling: above the pulling grip's friction (2 x 15 N x 1.0)
-PRESS_BELOW_SEAT_MM = 1.0  # the guarded descent's lowest point below the seat (fingertips 0.2 mm above the support)
+PRESS_BELOW_SEAT_MM = 1.0  # the guarded descent's lowest point below the seat (the press stops at the give first)
 RELEASE_OPENING_MM = 4.0  # the pads open this much wider than the brick to let it go (2 mm on each side)
 PAD_HALF_WIDTH_MM = PAD.half_along_mm  # finger pad (LEGO fingertips), across the finger travel
 PAD_THICKNESS_MM = PAD.across_mm[1] - PAD.across_mm[0]
@@ -674,7 +674,7 @@ def _check_free(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> None:
 def _footprints_overlap(pose: Pose, held: BrickDescriptor, other: BrickDescriptor) -> bool:
     """True when two brick footprints (shrunk by 0.4 mm per side) overlap."""
     return rects_overlap((pose.x_mm, pose.y_mm), pose.yaw_deg, (held.size[0] * 4.0 - 0.5, held.size[1] * 4.0 - 0.5),
-                          (other.x_mm, other.y_mm), other.yaw_deg, (other.size[0] * 4.0 - 0.5, other.size[1] * 4.0 - 0.5))
+                         (other.x_mm, other.y_mm), other.yaw_deg, (other.size[0] * 4.0 - 0.5, other.size[1] * 4.0 - 0.5))
 
 
 def _find_near(ctx: SkillContext, held: BrickDescriptor, pose: Pose) -> BrickDescriptor | None:
