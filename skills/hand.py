@@ -39,6 +39,18 @@ HAND_BOXES: tuple[HandBox, ...] = (
     HandBox("flange", 30.0, (-30.0, 30.0), (98.4, 118.4), per_finger=False),
 )
 PAD = HAND_BOXES[0]
+ABOVE_PADS = HAND_BOXES[1:]  # what reaches over bricks beside the pads' own room
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """Something standing beside the hand: footprint centre (x, y mm), yaw of its first half-extent (deg), half
+    extents (mm), top (mm above the table)."""
+
+    centre: tuple[float, float]
+    yaw_deg: float
+    half: tuple[float, float]
+    top_mm: float
 
 
 @dataclass(frozen=True)
@@ -91,3 +103,16 @@ def rects_overlap(c1: tuple[float, float], yaw1_deg: float, half1: tuple[float, 
             if pa.max() < pb.min() or pb.max() < pa.min():
                 return False
     return True
+
+
+def struck(x_mm: float, y_mm: float, yaw: float, openings: tuple[float, ...], tips_z_mm: float,
+           obstacles: list[Obstacle], boxes: tuple[HandBox, ...] = HAND_BOXES) -> list[int]:
+    """Indices of the obstacles standing where a box of the hand would be (taller than the box's bottom, footprints
+    overlapping), with the tool at (x, y) and its tips at `tips_z_mm`, at any of the finger openings (mm)."""
+    hits: list[int] = []
+    for opening in openings:
+        for fp in hand_footprints(x_mm, y_mm, yaw, opening, tips_z_mm, boxes):
+            hits.extend(k for k, o in enumerate(obstacles)
+                        if k not in hits and o.top_mm > fp.z_mm[0]
+                        and rects_overlap(fp.centre, fp.yaw_deg, fp.half, o.centre, o.yaw_deg, o.half))
+    return hits

@@ -17,7 +17,7 @@ from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
 from jarvis_sim.lego.colors import color
 from jarvis_sim.lego.units import PLATE_HEIGHT_M, STUD_PITCH_M
 from jarvis_sim.tasks.spec import TaskSpec
-from skills.hand import hand_footprints, rects_overlap
+from skills.hand import Obstacle, struck
 from skills.library.task import RELEASE_OPENING_MM
 
 if TYPE_CHECKING:
@@ -174,25 +174,16 @@ def _hand_fits(b: LatticeBrick, present: list[LatticeBrick], origin: tuple[float
     """True when, for one grip (fingers across either pair of sides), no brick present stands where a part of the hand
     (skills/hand.py: pads, upper fingers, the hand's body) would be while it presses this brick on and lets it go."""
     (x, y, z), _ = brick_pose_in_world(b, origin)
-    ex, ey = b.extent
     pitch = STUD_PITCH_M * 1000.0
     tips = z * 1000.0 + 1.0  # the fingertips' lowest point pressing (skills: about 2 mm above the brick's bottom)
-    others = []
+    obstacles = []
     for p in present:
         (px, py, pz), _ = brick_pose_in_world(p, origin)
-        top = pz * 1000.0 + (p.top - p.z) * PLATE_HEIGHT_M * 1000.0
-        others.append(((px * 1000.0, py * 1000.0), (p.extent[0] * pitch / 2 - 0.3, p.extent[1] * pitch / 2 - 0.3), top))
-    for yaw, across in ((0.0, ey), (math.pi / 2, ex)):  # fingers closing along y, then along x
-        span = across * pitch
-        clear = True
-        for opening in (span, span + RELEASE_OPENING_MM):
-            for fp in hand_footprints(x * 1000.0, y * 1000.0, yaw, opening, tips):
-                if any(top > fp.z_mm[0] and rects_overlap(fp.centre, fp.yaw_deg, fp.half, c, 0.0, half)
-                       for c, half, top in others):
-                    clear = False
-        if clear:
-            return True
-    return False
+        obstacles.append(Obstacle((px * 1000.0, py * 1000.0), 0.0, (p.extent[0] * pitch / 2 - 0.3,
+                                  p.extent[1] * pitch / 2 - 0.3), (pz + (p.top - p.z) * PLATE_HEIGHT_M) * 1000.0))
+    ex, ey = b.extent
+    return any(not struck(x * 1000.0, y * 1000.0, yaw, (span, span + RELEASE_OPENING_MM), tips, obstacles)
+               for yaw, span in ((0.0, ey * pitch), (math.pi / 2, ex * pitch)))  # fingers closing along y, along x
 
 
 def _size(b: LatticeBrick) -> tuple[int, int]:

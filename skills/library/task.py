@@ -35,7 +35,7 @@ from skills.geometry import (
     relative_placement,
     snap_to_lattice,
 )
-from skills.hand import HAND_BOXES, PAD, HandBox, hand_footprints, rects_overlap
+from skills.hand import ABOVE_PADS, HAND_BOXES, PAD, HandBox, Obstacle, rects_overlap, struck
 from skills.library.common import go_home, refresh_perception, wait_gripper
 from skills.motion import PRESS_MAX_N, guarded_press, leave_park, step_watching, top_down_quaternion
 from skills.registry import skill
@@ -176,9 +176,9 @@ def _grasp_plan(ctx: SkillContext, brick: str, across_long: bool) -> GraspPlan:
         )
     # The pads open only as far as the room beside the brick allows: wide open, they would land on a neighbour.
     opening = span_mm + 2 * min(PICK_OPENING_MM, max(PICK_OPENING_MIN_MM, gap - PAD_THICKNESS_MM - 0.5))
-    above_pads = tuple(box for box in HAND_BOXES if box is not PAD)  # the pads' own room is the gap just measured
+    # The pads' own room is the gap just measured; above them, the upper fingers and the hand reach wider.
     blockers = _hand_blockers(ctx, d.x_mm, d.y_mm, math.radians(yaw_deg), (span_mm, opening),
-                              pad_z - FINGERTIP_BELOW_TCP_MM, {brick}, above_pads)
+                              pad_z - FINGERTIP_BELOW_TCP_MM, {brick}, ABOVE_PADS)
     if blockers:
         raise NotGraspable(
             f"brick {brick} stands beside taller bricks ({', '.join(sorted(blockers))}) that the upper fingers or the "
@@ -620,16 +620,10 @@ def _hand_blockers(ctx: SkillContext, x_mm: float, y_mm: float, gripper_yaw: flo
                    tips_z: float, exclude: set[str], boxes: tuple[HandBox, ...] = HAND_BOXES) -> list[str]:
     """Perceived bricks (not in `exclude`) standing where a box of the hand would be, with the tool at (x, y) and its
     tips at `tips_z`, at any of the finger openings (mm between the pads)."""
-    found: list[str] = []
-    for opening in openings:
-        for fp in hand_footprints(x_mm, y_mm, gripper_yaw, opening, tips_z, boxes):
-            for pid, d in ctx.perceived.descriptors.items():
-                if pid in exclude or pid in found or d.top_z_mm <= fp.z_mm[0]:
-                    continue
-                if rects_overlap(fp.centre, fp.yaw_deg, fp.half, (d.x_mm, d.y_mm), d.yaw_deg,
-                                 (d.size[0] * 4.0 - 0.6, d.size[1] * 4.0 - 0.6)):
-                    found.append(pid)
-    return found
+    seen = [d for pid, d in ctx.perceived.descriptors.items() if pid not in exclude]
+    obstacles = [Obstacle((d.x_mm, d.y_mm), d.yaw_deg, (d.size[0] * 4.0 - 0.6, d.size[1] * 4.0 - 0.6), d.top_z_mm)
+                 for d in seen]
+    return [seen[k].id for k in struck(x_mm, y_mm, gripper_yaw, openings, tips_z, obstacles, boxes)]
 
 
 def _gripper_yaw(ctx: SkillContext, target_yaw_deg: float) -> float:

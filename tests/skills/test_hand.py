@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 from jarvis_sim.backends.mujoco.panda import FINGER_JOINTS, HAND_BODY, TCP_SITE, build_panda
-from skills.hand import HAND_BOXES, hand_footprints, rects_overlap
-
-FINGERTIP_BELOW_TCP_MM = 10.0
+from skills.hand import HAND_BOXES, Obstacle, hand_footprints, rects_overlap, struck
+from skills.library.task import FINGERTIP_BELOW_TCP_MM
 
 
 def _robot_boxes_in_tool_frame(opening_mm: float) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -71,3 +70,11 @@ def test_footprints_follow_the_opening_and_the_yaw() -> None:
     pad = closed["pad_left"]
     assert rects_overlap(pad.centre, pad.yaw_deg, pad.half, (0.0, 20.0), 0.0, (7.7, 7.7))
     assert not rects_overlap(pad.centre, pad.yaw_deg, pad.half, (0.0, 28.5), 0.0, (7.7, 7.7))
+
+
+def test_struck_names_what_stands_in_the_way_of_a_box_and_tall_enough() -> None:
+    beside = Obstacle((0.0, 20.0), 0.0, (7.7, 7.7), top_mm=9.6)  # beside the left pad of a 16 mm grip, pad height
+    low = Obstacle((0.0, -20.0), 0.0, (7.7, 7.7), top_mm=4.0)  # beside the right pad but below the tips
+    tall = Obstacle((0.0, 22.0), 0.0, (3.7, 3.7), top_mm=60.0)  # beyond the pad, under the upper finger
+    assert struck(0.0, 0.0, 0.0, (16.0,), 5.0, [beside, low, tall]) == [0, 2]
+    assert struck(0.0, 0.0, 0.0, (16.0,), 5.0, [tall], boxes=HAND_BOXES[:1]) == []

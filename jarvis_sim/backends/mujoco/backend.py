@@ -192,6 +192,9 @@ class MujocoBackend(Backend):
         self._brick_index = {b: k for k, b in enumerate(self._brick_ids)}
         self._slots = {b: [m.equality(clutch_eq_name(b, k)).id for k in range(n)] for b, n in clutch_slots(task).items()}
         self._slot_brick = {eq: b for b, eqs in self._slots.items() for eq in eqs}
+        self._eq_brick = np.full(m.neq, -1, dtype=np.int64)  # brick index of each clutch weld (vectorised lookups)
+        for eq, b in self._slot_brick.items():
+            self._eq_brick[eq] = self._brick_index[b]
         self._is_clutch = np.zeros(m.neq, dtype=bool)
         self._is_clutch[list(self._slot_brick)] = True
         self._lock_eq = m.equality(GRASP_LOCK_EQ).id if self.layout.action_ids else None
@@ -975,14 +978,11 @@ class MujocoBackend(Backend):
         """
         cap = self._capacity[eqs]
         use = utilisation(force, moment, cap)
-        bricks = [self._slot_brick[int(e)] for e in eqs]
-        rows: dict[str, list[int]] = {}
-        for k, b in enumerate(bricks):
-            rows.setdefault(b, []).append(k)
-        for b, ks in rows.items():
-            if len(ks) < 2:
-                continue
-            combined = self._brick_capacity(b)
+        bricks = self._eq_brick[eqs]
+        ids, counts = np.unique(bricks, return_counts=True)
+        for k_brick in ids[counts > 1]:  # this runs every tick: only bricks on several supports cost more
+            ks = np.flatnonzero(bricks == k_brick)
+            combined = self._brick_capacity(self._brick_ids[int(k_brick)])
             if combined is None:
                 continue
             total = force[ks].sum(axis=0)
