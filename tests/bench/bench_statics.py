@@ -1,0 +1,59 @@
+"""`jarvis bench statics [--suite S]`: which tasks can be built under the clutch's physics at all.
+
+For every LEGO task of the suite (default jarvis-v1): does the initial structure stand under its own weight by
+StableLego's admissibility test (jarvis_sim/lego/statics.py, T = 0.98 N per stud), and can each action brick, in
+manual order, be pressed on with its seating force (press_n_per_stud per engaged stud) without overloading the
+structure, pressed at its centre (where place() holds it) or over its engaged studs. One JSON object per task
+with a finding, then the totals: the ceiling any agent's completion has without breaking something.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from common import emit, machine
+
+from jarvis_sim.backends.mujoco.scene import SimConfig
+from jarvis_sim.tasks.build_statics import build_statics
+from jarvis_sim.tasks.registry import load_task, suite_task_ids
+from jarvis_sim.tasks.spec import TaskSpec
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--suite", default="jarvis-v1")
+    args = parser.parse_args()
+    config = SimConfig()
+    ctx = machine()
+    t0 = time.perf_counter()
+    tasks = standing = actions = centre_ok = studs_ok = 0
+    for task_id in suite_task_ids(args.suite):
+        task = load_task(task_id)
+        if not isinstance(task, TaskSpec):
+            continue
+        r = build_statics(task, config.stud_clutch_n, config.press_n_per_stud)
+        tasks += 1
+        standing += r.initial_stands
+        actions += r.actions
+        centre_ok += r.actions - len(r.overloaded_at_centre)
+        studs_ok += r.actions - len(r.overloaded_over_studs)
+        if not r.initial_stands or r.overloaded_at_centre:
+            emit("task_statics", len(r.overloaded_at_centre), "action bricks overloading the structure at centre",
+                 task=task_id, initial_stands=r.initial_stands, overloaded_at_centre=r.overloaded_at_centre,
+                 overloaded_over_studs=r.overloaded_over_studs, actions=r.actions)
+    wall = time.perf_counter() - t0
+    emit("initial_structures_standing", standing, "tasks", of=tasks, suite=args.suite, **ctx)
+    emit("action_bricks_pressable_at_centre_pct", 100.0 * centre_ok / max(actions, 1), "%", bricks=centre_ok,
+         of=actions, suite=args.suite, what="pressed where place() holds a brick, onto the structure built so far", **ctx)
+    emit("action_bricks_pressable_over_studs_pct", 100.0 * studs_ok / max(actions, 1), "%", bricks=studs_ok,
+         of=actions, suite=args.suite, what="pressed over the brick's engaged studs: the ceiling of any press", **ctx)
+    emit("statics_wall_s", wall, "s", tasks=tasks, **ctx)
+
+
+if __name__ == "__main__":
+    main()
