@@ -146,14 +146,15 @@ def gravity_loads(bricks: Sequence[LatticeBrick], lattice_origin: Sequence[float
 
 
 def press_admissible(assembly: Assembly, brick_id: str, press_n: float, lattice_origin: Sequence[float],
-                     baseplate: bool, stud_n: float, at: tuple[float, float] | None = None) -> bool:
-    """Whether an assembly (with `brick_id` seated in it) carries its weight and `press_n` pressed straight down on
-    that brick, at world (x, y) `at` (default: its centre): whether it can be pressed on there without breaking
-    what is under it."""
+                     baseplate: bool, stud_n: float, at: tuple[float, float] | None = None,
+                     with_weight: bool = True) -> bool:
+    """Whether an assembly (with `brick_id` seated in it) carries `press_n` pressed straight down on that brick, at
+    world (x, y) `at` (default: its centre), and its weight unless `with_weight` is False: whether the brick can be
+    pressed on there without breaking what is under it."""
     bricks = list(assembly)
     joints = assembly_joints(assembly, lattice_origin, baseplate)
     origin = np.mean([j.centre for j in joints], axis=0)
-    loads = gravity_loads(bricks, lattice_origin, origin)
+    loads = gravity_loads(bricks, lattice_origin, origin) if with_weight else np.zeros((len(bricks), 6))
     k = next(i for i, b in enumerate(bricks) if b.id == brick_id)
     point = np.asarray(bricks[k].center_m()) + np.asarray(lattice_origin, dtype=float)  # a vertical press: any z
     if at is not None:

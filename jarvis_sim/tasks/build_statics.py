@@ -26,9 +26,10 @@ from jarvis_sim.tasks.spec import TaskSpec
 
 @dataclass(frozen=True)
 class BuildStatics:
-    """One task's answer: does its initial structure stand, and which action bricks (in manual order, each pressed
-    on with its seating force onto the structure built so far) overload it pressed at their centre, where place()
-    holds a brick, and which even pressed over their engaged studs."""
+    """One task's answer: does its initial structure stand under its own weight, and which action bricks (in manual
+    order, each pressed on with its seating force onto the structure built so far) overload it pressed at their
+    centre, where place() holds a brick, and which even pressed over their engaged studs. The presses are judged
+    as the simulator judges them: on what they add to a structure that stands at rest."""
 
     task_id: str
     initial_stands: bool
@@ -61,9 +62,9 @@ def build_statics(task: TaskSpec, stud_n: float, press_n_per_stud: float) -> Bui
         built.append(target[action.id])
         asm = Assembly(built, baseplate=task.baseplate)
         press = _engaged_studs(asm, action.id) * press_n_per_stud
-        if not press_admissible(asm, action.id, press, origin, task.baseplate, stud_n):
+        if not press_admissible(asm, action.id, press, origin, task.baseplate, stud_n, with_weight=False):
             at_centre.append(action.id)
             at = engaged_centre(asm, action.id, origin)
-            if not press_admissible(asm, action.id, press, origin, task.baseplate, stud_n, at=at):
+            if not press_admissible(asm, action.id, press, origin, task.baseplate, stud_n, at=at, with_weight=False):
                 over_studs.append(action.id)
     return BuildStatics(task.id, stands, len(task.action_bricks), at_centre, over_studs)
