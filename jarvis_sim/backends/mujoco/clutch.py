@@ -27,6 +27,9 @@ backend models clutch explicitly, as a robot meets it:
   connections are judged each on its own pull, and together on the brick's whole load against the capacity of all
   those studs (the backend's `_use`); the moments the soft welds share between its separate joints are
   compatibility, not prying.
+- A connection read over its capacity breaks only if its welded cluster could not carry what is added to it with any
+  split of the load among its studs (jarvis_sim/lego/statics.py, StableLego's admissibility test; the backend's
+  `_cluster_admissible`): the soft welds split a load around a loop by their softness, not by the studs' strength.
 - A broken connection stays broken until the brick is pressed on again.
 
 This module is pure Python; the backend applies the welds and measures their loads.
