@@ -44,6 +44,7 @@ from jarvis_sim.backends.mujoco.panda import (
     PandaNames,
 )
 from jarvis_sim.backends.mujoco.scene import (
+    BASEPLATE_GEOM_PREFIX,
     GRASP_LOCK_EQ,
     SIDE_CAMERA,
     TOP_CAMERA,
@@ -216,16 +217,16 @@ class MujocoBackend(Backend):
         self._cgeom_brick = self._geom_brick[self._cgeoms]
         # The ground's cluster: the baseplate, and the table it is sunk into (level 0 is the table top, so bricks
         # seated on the baseplate touch the table too: contacts that only fight their welds).
-        self._ground_geoms = (np.append(np.flatnonzero(colliding & (m.geom_bodyid == m.body("baseplate").id)),
-                                        m.geom("table").id)
+        baseplate = np.array([(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_GEOM, g) or "").startswith(BASEPLATE_GEOM_PREFIX)
+                              for g in range(m.ngeom)], dtype=bool)
+        self._ground_geoms = (np.append(np.flatnonzero(colliding & baseplate), m.geom("table").id)
                               if self.layout.baseplate_origin is not None else np.zeros(0, dtype=int))
         sizes = np.array([part(self._part[b][0]).size_m for b in self._brick_ids], dtype=float).reshape(-1, 3)
         self._box_half = sizes / 2 + np.array([0.0, 0.0, u.STUD_HEIGHT_M / 2])  # body and studs
         self._floor_geom = np.array([m.geom(f"{b}{FLOOR_SUFFIX}").id for b in self._brick_ids], dtype=int)
         self._geom_support = np.zeros(m.ngeom, dtype=bool)  # the table and the baseplate: they carry, not load
         self._geom_support[m.geom("table").id] = True
-        if self.layout.baseplate_origin is not None:
-            self._geom_support[m.geom_bodyid == m.body("baseplate").id] = True
+        self._geom_support[baseplate] = True
         self._groups_dirty = True
         root = m.body_rootid[m.geom_bodyid]
         panda_root = m.body("panda/link0").id
@@ -237,10 +238,10 @@ class MujocoBackend(Backend):
         geom_seg = self._geom_brick.copy()
         geom_seg[self._geom_robot] = extra["robot"]
         geom_seg[m.geom("table").id] = extra["table"]
-        if self.layout.baseplate_origin is not None:
-            geom_seg[m.geom_bodyid == m.body("baseplate").id] = extra["baseplate"]
+        geom_seg[baseplate] = extra["baseplate"]
         self._geom_segment = geom_seg
         self._segment_names = segs
+        self._baseplate_geom = baseplate
         self._rig = CameraRig(m, geom_seg, segs)
         self._probe = mujoco.MjData(m)
         self._geom_names = self._describe_geoms()
@@ -256,6 +257,8 @@ class MujocoBackend(Backend):
                 out.append(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, m.geom_bodyid[g]) or "robot")
             elif g == m.geom("table").id:
                 out.append("table")
+            elif self._baseplate_geom[g]:
+                out.append("baseplate")
             else:
                 out.append(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, m.geom_bodyid[g]) or f"geom{g}")
         return out
