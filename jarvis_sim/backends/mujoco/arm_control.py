@@ -8,6 +8,8 @@ previous joint command, so the position servos receive smooth joint targets.
 
 from __future__ import annotations
 
+import math
+
 import mujoco
 import numpy as np
 
@@ -35,6 +37,11 @@ class ArmKinematics:
         self.site = self.model.site(TCP_SITE).id
         self._jp = np.zeros((3, self.model.nv))
         self._jr = np.zeros((3, self.model.nv))
+        # Buffers of ik_step, which runs twice every control tick: filled in place, they hold the very numbers
+        # np.vstack / np.concatenate / np.eye would allocate anew each call.
+        self._jac = np.zeros((6, 7))
+        self._err = np.zeros(6)
+        self._regulariser: dict[float, np.ndarray] = {}
         self.lower = Q_LOWER + _LIMIT_MARGIN
         self.upper = Q_UPPER - _LIMIT_MARGIN
 
@@ -52,14 +59,20 @@ class ArmKinematics:
         cur_p, cur_q = self.fk(q)
         mujoco.mj_comPos(self.model, self.data)  # the Jacobian reads cdof, computed here
         mujoco.mj_jacSite(self.model, self.data, self._jp, self._jr, self.site)
-        jac = np.vstack([self._jp[:, :7], self._jr[:, :7]])
-        err = np.concatenate([pos - cur_p, quat_error(quat, cur_q)])
-        pinv = jac.T @ np.linalg.inv(jac @ jac.T + damping**2 * np.eye(6))
+        jac, err = self._jac, self._err
+        jac[:3] = self._jp[:, :7]
+        jac[3:] = self._jr[:, :7]
+        err[:3] = pos - cur_p
+        err[3:] = quat_error(quat, cur_q)
+        regulariser = self._regulariser.get(damping)
+        if regulariser is None:
+            regulariser = self._regulariser.setdefault(damping, damping**2 * np.eye(6))
+        pinv = jac.T @ np.linalg.inv(jac @ jac.T + regulariser)
         # Pull toward home in the null space so the elbow stays up and away from the table.
         pull = null_gain * (HOME_Q - q)
         dq = pinv @ (err - jac @ pull) + pull
-        q_new = np.clip(q + dq, self.lower, self.upper)
-        return q_new, float(np.linalg.norm(err[:3])), float(np.linalg.norm(err[3:]))
+        q_new = np.minimum(np.maximum(q + dq, self.lower), self.upper)  # np.clip, without its wrapper's cost
+        return q_new, _norm(err[:3]), _norm(err[3:])
 
     def solve(self, pos: np.ndarray, quat: np.ndarray, q0: np.ndarray | None = None, max_iter: int = 300,
               tol_pos: float = 1e-4, tol_rot: float = 1e-3) -> np.ndarray | None:
@@ -101,10 +114,10 @@ class CartesianController:
             return q_cmd
         (tp, tq), (sp, sq) = self.target, self.setpoint
         delta = tp - sp
-        dist = float(np.linalg.norm(delta))
+        dist = _norm(delta)
         step = self.max_speed * dt
         sp = tp.copy() if dist <= step else sp + delta * (step / dist)
-        angle = float(np.linalg.norm(quat_error(tq, sq)))
+        angle = _norm(quat_error(tq, sq))
         rstep = self.max_rot * dt
         sq = tq.copy() if angle <= rstep else slerp(sq, tq, rstep / angle)
         self.setpoint = (sp, sq)
@@ -117,7 +130,7 @@ class CartesianController:
         """True when the set-point has reached the target."""
         if self.target is None or self.setpoint is None:
             return True
-        return bool(np.allclose(self.target[0], self.setpoint[0]) and np.allclose(self.target[1], self.setpoint[1]))
+        return _allclose(self.target[0], self.setpoint[0]) and _allclose(self.target[1], self.setpoint[1])
 
 
 # The Panda's joint limits from Franka's datasheet ("Robot and interface specifications", FCI documentation):
@@ -172,6 +185,16 @@ class JointLimiter:
         self.v[crossed] = 0.0
         self.q = q
         return self.q.copy()
+
+
+def _norm(v: np.ndarray) -> float:
+    """np.linalg.norm of a vector, computed as it does (sqrt of v.v) without its wrapper's cost (per-tick code)."""
+    return math.sqrt(float(v.dot(v)))
+
+
+def _allclose(a: np.ndarray, b: np.ndarray) -> bool:
+    """np.allclose(a, b) with its default tolerances, for finite vectors, without its wrapper's cost."""
+    return bool((np.abs(a - b) <= 1e-8 + 1e-5 * np.abs(b)).all())
 
 
 def _common_scale(v: np.ndarray, limit: np.ndarray) -> float:

@@ -382,6 +382,8 @@ class MujocoBackend(Backend):
         """Advance n control ticks: controller, physics, clutch rules."""
         m, d = self.model, self.data
         substeps = max(1, round(self.control_dt / m.opt.timestep))
+        fractions = np.array([k / substeps for k in range(1, substeps + 1)])
+        arm = self._arm_act
         for _ in range(n):
             if self.cart.target is not None:
                 self.q_cmd = self.cart.tick(self.q_cmd, self.control_dt)
@@ -391,8 +393,9 @@ class MujocoBackend(Backend):
             q_prev = self.limiter.q.copy()
             q_next = self.limiter.tick(self.q_cmd, self.control_dt)
             self._sync_collision_groups()
-            for k in range(1, substeps + 1):
-                d.ctrl[self._arm_act] = q_prev + (q_next - q_prev) * (k / substeps)
+            ramp = q_prev + np.multiply.outer(fractions, q_next - q_prev)  # one row per physics step
+            for k in range(substeps):
+                d.ctrl[arm] = ramp[k]
                 mujoco.mj_step(m, d)
             if not np.isfinite(d.qacc).all():
                 raise BackendError(f"simulation diverged at t={d.time:.3f} s")
@@ -418,11 +421,10 @@ class MujocoBackend(Backend):
         if held is None:
             touched = self.held_brick()
             held = touched if touched is not None and not self._connected(touched) else None
-        mine = self._geom_robot.copy()
-        if held is not None:
-            mine |= self._geom_brick == self._brick_index[held]
         geoms = d.contact.geom[: d.ncon]
-        own = mine[geoms]
+        own = self._geom_robot[geoms]  # only the geoms in contact are classified (this runs every tick)
+        if held is not None:
+            own |= self._geom_brick[geoms] == self._brick_index[held]
         rows = np.flatnonzero(own[:, 0] ^ own[:, 1])
         if not len(rows):
             return total, None, None
@@ -545,7 +547,7 @@ class MujocoBackend(Backend):
         target = 0.0 if self.grip_closed else self.grip_open_width / 2
         now = float(d.ctrl[self._grip_act])
         step = self.config.finger_speed_m_s * self.control_dt
-        d.ctrl[self._grip_act] = now + float(np.clip(target - now, -step, step))
+        d.ctrl[self._grip_act] = now + min(max(target - now, -step), step)
 
     def solve_ik(self, position: np.ndarray, quaternion: np.ndarray, q0: np.ndarray | None = None) -> np.ndarray | None:
         """Joint angles putting the TCP at the pose, or None when unreachable within joint limits."""
@@ -794,15 +796,16 @@ class MujocoBackend(Backend):
         its first body, its three rotational rows minus twice the external torque about the anchor.
         """
         d = self.data if data is None else data
-        n = d.nefc
-        if n == 0 or not self._partner:
+        # MuJoCo lays out the equality rows first (d.ne of them): no scan of the whole constraint array. This runs
+        # every tick, and while the structure sleeps its welds have no rows at all.
+        ne = d.ne
+        if ne == 0 or not self._partner:
             return np.zeros(0, dtype=int), np.zeros((0, 3)), np.zeros((0, 3))
-        rows = np.flatnonzero(d.efc_type[:n] == mujoco.mjtConstraint.mjCNSTR_EQUALITY)
-        ids = d.efc_id[rows]
-        keep = self._is_clutch[ids]
-        rows, ids = rows[keep], ids[keep]
+        ids = d.efc_id[:ne]
+        rows = np.flatnonzero(self._is_clutch[ids])
         if not len(rows):
             return np.zeros(0, dtype=int), np.zeros((0, 3)), np.zeros((0, 3))
+        ids = ids[rows]
         f = d.efc_force[rows].reshape(-1, 6)
         eqs = ids[::6]
         force = -f[:, :3]
@@ -812,6 +815,8 @@ class MujocoBackend(Backend):
     def _net_loads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """_clutch_loads less each weld's load at rest (see _record_rest_loads): what actions add to a connection."""
         eqs, force, moment = self._clutch_loads()
+        if not len(eqs):
+            return eqs, force, moment
         rest = self._rest_load[eqs]
         return eqs, force - rest[:, :3], moment - rest[:, 3:]
 
@@ -1166,7 +1171,7 @@ class MujocoBackend(Backend):
         body = int(m.eq_obj2id[eq])
         brick = self._brick_of_body[body]
         total = np.zeros(3)
-        if any(self._slot_brick[e] == brick for e in self._partner):
+        if any(e in self._partner for e in self._slots[brick]):
             eqs, force, _ = self._clutch_loads()
             for k, e in enumerate(eqs):
                 if self._slot_brick[int(e)] == brick:
