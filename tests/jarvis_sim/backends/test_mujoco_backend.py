@@ -48,6 +48,20 @@ def test_settles_without_bricks_moving(backend):
     assert np.abs(_positions(backend) - before).max() < 0.0005
 
 
+def test_the_baseplate_is_world_geometry_named_and_segmented_as_the_baseplate(backend):
+    # Its geoms sit on the world body: MuJoCo's broadphase re-bounds every geom of every other body each step.
+    m = backend.model
+    plate = backend._baseplate_geom
+    assert plate.sum() > 32 * 32  # its 1,024 studs and the plate (part 3811)
+    assert (m.geom_bodyid[plate] == 0).all()
+    assert {backend._geom_names[g] for g in np.flatnonzero(plate)} == {"baseplate"}
+    assert {backend._segment_names[int(s)] for s in backend._geom_segment[plate]} == {"baseplate"}
+    # It is still the ground the structure is clutched to, and the table and baseplate carry, never load, a cluster.
+    ground = set(backend._ground_geoms.tolist())
+    assert set(np.flatnonzero(plate & ((m.geom_contype != 0) | (m.geom_conaffinity != 0))).tolist()) <= ground
+    assert backend._geom_support[plate].all()
+
+
 def test_rest_loads_are_recorded_for_clusters_that_fell_asleep_while_settling():
     """A structure asleep at the end of the settle has no constraint rows; its welds' rest loads must still be taken
     (else its own weight counts as load once something wakes it: a light touch then breaks a 1-stud connection)."""
