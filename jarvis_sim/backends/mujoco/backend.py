@@ -1001,26 +1001,16 @@ class MujocoBackend(Backend):
         geoms = d.contact.geom[: d.ncon]
         not_robot = ~self._geom_robot[geoms].any(axis=1)
         pressed = geoms[not_robot]
-        bounds: np.ndarray | None = None
-        bodies: np.ndarray | None = None
+        vertical: np.ndarray | None = None
         asleep = d.tree_asleep
         for k in sorted({k for k in self._geom_brick[pressed.ravel()].tolist() if k >= 0}):
             b = self._brick_ids[k]
             if asleep[self._tree[b]] >= 0 or b in self.clutch.seated or self._connected(b):
                 continue
             body = self._body[b]
-            # A knocked brick left tilted on the structure stays awake and touching for seconds under its own weight
-            # (measured on a jarvis-v1 oracle episode: 15,000 force sums, 8% of the wall time). A bound on the
-            # vertical force of its contacts, computed without a loop, rules it out first; the margin keeps the
-            # test exact (it skips only bricks the sum below would skip).
-            if bounds is None:
-                bounds = self._vertical_force_bounds()
-                bodies = self.model.geom_bodyid[geoms]
-            if bounds is not None and bodies is not None:
-                mine = (bodies == body).any(axis=1) & not_robot
-                if float(bounds[mine].sum()) < self.config.press_n_per_stud * (1.0 - 1e-9):
-                    continue
-            force = self._support_force(body)
+            if vertical is None:
+                vertical = self._contact_vertical_forces()  # once a tick, for every candidate brick
+            force = self._support_force(body, vertical)
             if force < self.config.press_n_per_stud:
                 continue  # less than one stud's press: no seat can take it
             part_number, color = self._part[b]
@@ -1032,39 +1022,43 @@ class MujocoBackend(Backend):
                 continue
             self._seat(b, seat)
 
-    def _vertical_force_bounds(self) -> np.ndarray | None:
-        """Per contact of this step, an upper bound (N) on the vertical component of the force it transmits:
-        sum over the contact frame's axes of |axis z| times |force along it|, with the forces read as
-        mj_contactForce reads them under an elliptic cone (None under a pyramidal one, whose forces it decodes)."""
+    def _contact_vertical_forces(self) -> np.ndarray:
+        """Per contact of this step, the vertical (world z) component of the force on geom2's body (N).
+
+        Under an elliptic cone (the scene's) mj_contactForce only copies a contact's constraint forces and takes off
+        its adhesion, so all contacts are read at once; a pyramidal cone's forces are decoded by MuJoCo one by one.
+        """
         m, d = self.model, self.data
         n = d.ncon
+        frames = d.contact.frame[:n]
         if int(m.opt.cone) != int(mujoco.mjtCone.mjCONE_ELLIPTIC):
-            return None
-        local = np.zeros((n, 3))  # normal, first and second tangent
+            out = np.zeros(n)
+            wrench = np.zeros(6)
+            for i in range(n):
+                mujoco.mj_contactForce(m, d, i, wrench)
+                out[i] = float((frames[i].reshape(3, 3).T @ wrench[:3])[2])
+            return out
+        local = np.zeros((n, 3))  # along the normal and the two tangents
         if d.nefc:
             adr = d.contact.efc_address[:n]
             component = np.arange(3)
             valid = (adr[:, None] >= 0) & (component[None, :] < d.contact.dim[:n, None])
             local = np.where(valid, d.efc_force[np.where(valid, adr[:, None] + component[None, :], 0)], 0.0)
-        local[:, 0] -= d.contact.adhesion[:n]
-        axis_z = d.contact.frame[:n][:, 2::3]  # z of the normal and both tangents (the frame's rows)
-        return (np.abs(axis_z) * np.abs(local)).sum(axis=1)
+            local[:, 0] -= np.where(adr >= 0, d.contact.adhesion[:n], 0.0)
+        return (frames[:, 2::3] * local).sum(axis=1)  # the frame's rows are the axes: their z components
 
-    def _support_force(self, body: int) -> float:
-        """Upward force (N) on a brick from everything but the robot: how hard it is pressed onto what is below."""
+    def _support_force(self, body: int, vertical: np.ndarray | None = None) -> float:
+        """Upward force (N) on a brick from everything but the robot: how hard it is pressed onto what is below.
+        `vertical`: this step's _contact_vertical_forces, when already read."""
         m, d = self.model, self.data
+        if vertical is None:
+            vertical = self._contact_vertical_forces()
         geoms = d.contact.geom[: d.ncon]
         bodies = m.geom_bodyid[geoms]
-        rows = np.flatnonzero((bodies == body).any(axis=1) & ~self._geom_robot[geoms].any(axis=1))
-        up = 0.0
-        wrench = np.zeros(6)
-        frames = d.contact.frame[: d.ncon]
-        second = (bodies[rows, 1] == body).tolist()
-        for i, on_second in zip(rows.tolist(), second, strict=True):
-            mujoco.mj_contactForce(m, d, i, wrench)
-            sign = 1.0 if on_second else -1.0
-            up += sign * float((frames[i].reshape(3, 3).T @ wrench[:3])[2])
-        return up
+        rows = (bodies == body).any(axis=1) & ~self._geom_robot[geoms].any(axis=1)
+        # The force on geom2's body pushes this brick up when it is geom2, and down on geom1 otherwise.
+        sign = np.where(bodies[rows, 1] == body, 1.0, -1.0)
+        return float((sign * vertical[rows]).sum())
 
     def _seat(self, brick: str, seat: Seat) -> None:
         """Clutch a pressed brick to its supports. Its welds rest at the lattice pose, sub-millimetre away at most

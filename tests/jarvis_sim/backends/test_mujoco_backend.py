@@ -174,29 +174,32 @@ def _press(b: MujocoBackend, brick_id: str, force_n: float, seconds: float = 0.1
     b.step(10)
 
 
-def test_the_seat_search_bound_never_undercuts_a_contact_s_vertical_force(backend):
-    # The seat search skips a brick whose contacts' bound stays under one stud's press: the bound must hold on
-    # every contact, here a brick pressed down, still unseated, onto the stud tops and its tilted neighbours.
+def test_support_force_reads_the_contact_forces_mujoco_reports(backend):
+    # The seat search reads every contact's force at once from the constraint forces; it must be what
+    # mj_contactForce reports, here for a brick pressed down, still unseated, onto the stud tops.
     task = backend.task
     assert task is not None
     backend.reset(0)
     aid = task.action_bricks[0].id
     _place_loose(backend, task, aid, dx=0.0003, dz=0.0019, yaw=math.radians(0.5))
     backend.step(50)
-    backend.data.xfrc_applied[backend._body[aid], :3] = (0.4, -0.3, -2.0)  # under the 8 studs' 7.8 N: no seat
+    body = backend._body[aid]
+    backend.data.xfrc_applied[body, :3] = (0.4, -0.3, -2.0)  # under the 8 studs' 7.8 N: no seat
     backend.step(5)
     m, d = backend.model, backend.data
-    bounds = backend._vertical_force_bounds()
-    assert bounds is not None and d.ncon > 4
+    vertical = backend._contact_vertical_forces()
     wrench = np.zeros(6)
+    up = 0.0
     for i in range(d.ncon):
         mujoco.mj_contactForce(m, d, i, wrench)
-        vertical = float((d.contact.frame[i].reshape(3, 3).T @ wrench[:3])[2])
-        assert abs(vertical) <= bounds[i] * (1 + 1e-12) + 1e-15, i
-    rows = (m.geom_bodyid[d.contact.geom[: d.ncon]] == backend._body[aid]).any(axis=1)
-    assert backend._support_force(backend._body[aid]) == pytest.approx(2.0 + 0.023, abs=0.5)
-    assert backend._support_force(backend._body[aid]) <= bounds[rows].sum()
-    backend.data.xfrc_applied[backend._body[aid], :3] = 0.0
+        on_geom2 = float((d.contact.frame[i].reshape(3, 3).T @ wrench[:3])[2])
+        assert vertical[i] == pytest.approx(on_geom2, rel=1e-12, abs=1e-12), i
+        g1, g2 = d.contact.geom[i]
+        if body in (m.geom_bodyid[g1], m.geom_bodyid[g2]) and not backend._geom_robot[[g1, g2]].any():
+            up += on_geom2 if m.geom_bodyid[g2] == body else -on_geom2
+    assert d.ncon > 4 and up == pytest.approx(2.0 + 0.023, abs=0.5)  # the press and its weight
+    assert backend._support_force(body) == pytest.approx(up, rel=1e-12)
+    backend.data.xfrc_applied[body, :3] = 0.0
     assert backend.world_state().by_id()[aid].connected_to == []
 
 
