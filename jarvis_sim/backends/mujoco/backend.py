@@ -417,12 +417,14 @@ class MujocoBackend(Backend):
         # The held brick moves with the hand, so its contacts load the wrist's sensor and the pads' grip on it does
         # not; once it is clutched to the structure it is part of the scene, and the pads pressing or sliding on it
         # are felt like any other contact (a seated brick pushes back on the press).
-        held = self.grasp_locked()
-        if held is None:
-            touched = self.held_brick()
-            held = touched if touched is not None and not self._connected(touched) else None
         geoms = d.contact.geom[: d.ncon]
         own = self._geom_robot[geoms]  # only the geoms in contact are classified (this runs every tick)
+        held = self.grasp_locked()
+        if held is None:
+            if not own.any():
+                return total, None, None  # nothing touches the robot, so its pads hold nothing either
+            touched = self.held_brick()
+            held = touched if touched is not None and not self._connected(touched) else None
         if held is not None:
             own |= self._geom_brick[geoms] == self._brick_index[held]
         rows = np.flatnonzero(own[:, 0] ^ own[:, 1])
