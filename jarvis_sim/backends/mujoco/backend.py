@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import mujoco
@@ -58,7 +58,7 @@ from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import brick_pose_in_world
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.statics import GROUND as GROUND_INDEX
-from jarvis_sim.lego.statics import admissible, joint_on_cells
+from jarvis_sim.lego.statics import Joint, admissible, joint_on_cells
 from jarvis_sim.lego.world_state import BrickState, WorldState
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import loose_bricks, seeded_scene
@@ -90,7 +90,7 @@ class MujocoSnapshot:
     partner: dict[int, str]
     capacity: np.ndarray
     rest_load: np.ndarray
-    joint_plane: dict[int, tuple[np.ndarray, float]]
+    joint_plane: dict[int, Joint]
     seating: dict[str, float]
     engaged: frozenset[str]
     rest_pending: frozenset[str]
@@ -295,8 +295,8 @@ class MujocoBackend(Backend):
         self._capacity = np.zeros((m.neq, 9))
         self._brick_caps: dict[str, np.ndarray] = {}  # combined capacity of a brick on several supports (see _use)
         self._rest_load = np.zeros((m.neq, 6))  # force and moment each clutch weld carries at rest
-        # Per clutch weld, its engaged lattice cells and joint plane z as seated (admissibility, _cluster_admissible).
-        self._joint_plane: dict[int, tuple[np.ndarray, float]] = {}
+        # Per clutch weld, its engaged studs and joint plane as seated (admissibility, _cluster_admissible).
+        self._joint_plane: dict[int, Joint] = {}  # bricks by their index in _brick_ids, GROUND_INDEX for the ground
         self._settling = False
         self._rest_pending: set[str] = set()  # bricks let go since the rest loads were last recorded
         self._partner: dict[int, str] = {}
@@ -714,8 +714,10 @@ class MujocoBackend(Backend):
         d.eq_active[eq] = 1
         seat = self.clutch.seated[brick]
         cells = self.clutch.engaged_cells(seat, support)
-        cap = capacity_of(cells, self._task().workspace.lattice_origin, float(pos[2]), self.config.stud_clutch_n)
-        self._joint_plane[eq] = (np.array(cells, dtype=float), float(pos[2]))
+        origin = self._task().workspace.lattice_origin
+        cap = capacity_of(cells, origin, float(pos[2]), self.config.stud_clutch_n)
+        lower = GROUND_INDEX if support == GROUND else self._brick_index[support]
+        self._joint_plane[eq] = joint_on_cells(self._brick_index[brick], lower, cells, origin, float(pos[2]))
         self._capacity[eq] = (cap.studs, cap.pull_n, cap.moment_x_nm, cap.moment_y_nm, *(pos - np.asarray(cap.centre)),
                               cap.half_x_m, cap.half_y_m)
         self._partner[eq] = support
@@ -911,17 +913,15 @@ class MujocoBackend(Backend):
         members = np.flatnonzero(self._brick_cluster == cluster)
         local = np.full(len(self._brick_ids), -1, dtype=np.int64)
         local[members] = np.arange(len(members))
-        origin = self._task().workspace.lattice_origin
         joints = []
-        for eq, support in self._partner.items():
-            k = int(self._eq_brick[eq])
-            if local[k] < 0:
+        for eq in self._partner:
+            joint = self._joint_plane[eq]
+            if local[joint.upper] < 0:
                 continue
-            lower = GROUND_INDEX if support == GROUND else int(local[self._brick_index[support]])
-            if support != GROUND and lower < 0:
+            lower = GROUND_INDEX if joint.lower == GROUND_INDEX else int(local[joint.lower])
+            if joint.lower != GROUND_INDEX and lower < 0:
                 return False  # clusters changed since they were grouped: no consistent structure to analyse
-            cells, z = self._joint_plane[eq]
-            joints.append(joint_on_cells(int(local[k]), lower, map(tuple, cells), origin, z))
+            joints.append(replace(joint, upper=int(local[joint.upper]), lower=lower))
         if not joints:
             return False
         bodies = self._brick_body[members]

@@ -174,15 +174,21 @@ def _press(b: MujocoBackend, brick_id: str, force_n: float, seconds: float = 0.1
     b.step(10)
 
 
-def test_support_force_reads_the_contact_forces_mujoco_reports(backend):
-    # The seat search reads every contact's force at once from the constraint forces; it must be what
-    # mj_contactForce reports, here for a brick pressed down, still unseated, onto the stud tops.
+def _rest_on_the_stud_tops(backend: MujocoBackend) -> tuple[TaskSpec, str]:
+    """The first action brick laid on its target's stud tops, 0.3 mm and 0.5 deg off, left to rest there."""
     task = backend.task
     assert task is not None
     backend.reset(0)
     aid = task.action_bricks[0].id
     _place_loose(backend, task, aid, dx=0.0003, dz=0.0019, yaw=math.radians(0.5))
     backend.step(50)
+    return task, aid
+
+
+def test_support_force_reads_the_contact_forces_mujoco_reports(backend):
+    # The seat search reads every contact's force at once from the constraint forces; it must be what
+    # mj_contactForce reports, here for a brick pressed down, still unseated, onto the stud tops.
+    _, aid = _rest_on_the_stud_tops(backend)
     body = backend._body[aid]
     backend.data.xfrc_applied[body, :3] = (0.4, -0.3, -2.0)  # under the 8 studs' 7.8 N: no seat
     backend.step(5)
@@ -204,20 +210,13 @@ def test_support_force_reads_the_contact_forces_mujoco_reports(backend):
 
 
 def test_brick_resting_on_the_studs_stays_unseated_until_pressed(backend):
-    task = backend.task
-    assert task is not None
-    backend.reset(0)
-    aid = task.action_bricks[0].id
-    _place_loose(backend, task, aid, dx=0.0003, dz=0.0019, yaw=math.radians(0.5))
-    backend.step(50)  # resting on the stud tops, 1.7 mm high: nothing presses it
+    task, aid = _rest_on_the_stud_tops(backend)  # 1.7 mm high: nothing presses it
     state = backend.world_state().by_id()[aid]
     assert state.connected_to == []
     assert state.position[2] - task.target_world_pose(aid)[0][2] > 0.001
     _press(backend, aid, 3.0)  # a 2x4 on two 2x4s engages 8 studs: 3 N is less than half of what seating takes
     assert backend.world_state().by_id()[aid].connected_to == []
-    backend.reset(0)
-    _place_loose(backend, task, aid, dx=0.0003, dz=0.0019, yaw=math.radians(0.5))
-    backend.step(50)
+    _rest_on_the_stud_tops(backend)
     _press(backend, aid, 12.0)
     seated = backend.world_state().by_id()[aid]
     assert seated.connected_to == sorted(task.target_assembly.supports(aid))
