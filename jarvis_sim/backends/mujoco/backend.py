@@ -891,7 +891,7 @@ class MujocoBackend(Backend):
             if eq in prev:
                 breaking.setdefault(cluster, []).append(eq)
         # A joint over its capacity in the welds' split of the load breaks only if no other split could carry it
-        # (admissible.py); decided for every cluster before any breaks.
+        # (jarvis_sim/lego/statics.py); decided for every cluster before any breaks.
         doomed = [eq for cluster, over_eqs in breaking.items() if not self._cluster_admissible(cluster, load_scale)
                   for eq in over_eqs]
         for eq in doomed:
