@@ -21,7 +21,7 @@ preferring a source assembly not used yet (see `sample_stratum`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from jarvis_sim.tasks.spec import Difficulty, DifficultyFields
@@ -82,7 +82,12 @@ class Candidate:
     source: str
 
 
-def sample_stratum(candidates: Sequence[Candidate], n: int, used_sources: set[str] | None = None) -> list[Candidate]:
+def sample_stratum(
+    candidates: Sequence[Candidate],
+    n: int,
+    used_sources: set[str] | None = None,
+    accept: Callable[[Candidate], bool] | None = None,
+) -> list[Candidate]:
     """n tasks at near-uniform intervals of D within a stratum, preferring source assemblies not used yet.
 
     The candidates, ranked by D, are cut into n intervals holding equal numbers of tasks (quantile
@@ -90,6 +95,10 @@ def sample_stratum(candidates: Sequence[Candidate], n: int, used_sources: set[st
     extremes); from each interval the task nearest its median D is taken, skipping tasks whose source
     is already used when the interval has another. `used_sources` is updated in place so several
     strata can share it. Deterministic: ties break by task id.
+
+    `accept`, when given, is asked of each interval's tasks in that order and the first it accepts is taken,
+    so a costly eligibility test runs on a few tasks per interval and the intervals stay those of the whole
+    stratum. An interval with no accepted task is an error naming it.
     """
     if n <= 0:
         return []
@@ -103,7 +112,11 @@ def sample_stratum(candidates: Sequence[Candidate], n: int, used_sources: set[st
         target = interval[len(interval) // 2].score
         order = sorted(interval, key=lambda c: (abs(c.score - target), c.task_id))
         fresh = [c for c in order if c.source not in used]
-        pick = fresh[0] if fresh else order[0]
+        ranked_picks = fresh + [c for c in order if c.source in used]
+        pick = next((c for c in ranked_picks if accept is None or accept(c)), None)
+        if pick is None:
+            raise ValueError(f"no task of interval {k + 1} of {n} (D {interval[0].score:.3f}-{interval[-1].score:.3f}, "
+                             f"{len(interval)} tasks) is accepted")
         picks.append(pick)
         used.add(pick.source)
     return picks

@@ -1,5 +1,5 @@
-"""The LEGO assembly task family: suites jarvis-v1, jarvis-v2, jarvis-mini and jarvis-v1-perturbed (error
-recovery), and any generated task by id."""
+"""The LEGO assembly task family: suites jarvis-v1, jarvis-v2, jarvis-v1-buildable, jarvis-mini and
+jarvis-v1-perturbed (error recovery), and any generated task by id."""
 
 from __future__ import annotations
 

@@ -13,6 +13,12 @@ are relative to those small tasks (a small task is never Hard against the whole 
 statistics by same-stratum swaps (jarvis_sim.tasks.paper_stats). jarvis-v1 stays loadable by name so
 earlier runs can be re-scored.
 
+`jarvis-v1-buildable` is drawn like jarvis-v1 (same pool, same strata thresholds, same limits) from only the tasks
+that the clutch's physics lets anyone build (jarvis_sim.tasks.build_statics, StableLego's admissibility test at
+the simulator's calibration): the initial structure stands under its own weight and every action brick can take
+its seating press where place() holds it, at its centre, without overloading the structure below. The pool was
+generated before the clutch had physics; on jarvis-v1 this test rules out about a fifth of the action bricks.
+
 The files under assets/suites/ are the output of `write_suite`; regenerating gives identical bytes.
 """
 
@@ -23,6 +29,7 @@ from functools import cache
 from pathlib import Path
 
 from jarvis_sim.paths import suites_dir
+from jarvis_sim.tasks.build_statics import build_statics
 from jarvis_sim.tasks.decompose import task_from_segment, task_id
 from jarvis_sim.tasks.difficulty import (
     Candidate,
@@ -55,6 +62,7 @@ class SuiteRecipe:
     relative_strata: bool = False  # thresholds from the eligible tasks instead of the whole pool
     pool: str = "v1"  # the validation pool drawn from (jarvis_sim.tasks.validation_pool)
     match_paper: bool = False  # swap within strata until the paper's statistics are met
+    buildable: bool = False  # only tasks the clutch's physics lets anyone build (jarvis_sim.tasks.build_statics)
 
 
 RECIPES: dict[str, SuiteRecipe] = {
@@ -74,6 +82,15 @@ RECIPES: dict[str, SuiteRecipe] = {
         V1_MAX_HORIZON,
         pool="v2",
         match_paper=True,
+    ),
+    "jarvis-v1-buildable": SuiteRecipe(
+        "jarvis-v1-buildable",
+        "50 LEGO assembly tasks drawn like jarvis-v1 from the tasks buildable under the clutch's physics (the "
+        "initial structure stands, every action brick can be pressed on without overloading it)",
+        (("easy", 20), ("medium", 15), ("hard", 15)),
+        V1_MAX_INITIAL,
+        V1_MAX_HORIZON,
+        buildable=True,
     ),
     "jarvis-mini": SuiteRecipe(
         "jarvis-mini",
@@ -117,6 +134,16 @@ def _pool_entries(pool: str) -> list[_PoolEntry]:
     return out
 
 
+def _buildable(task: TaskSpec) -> bool:
+    """Whether the task can be built under the simulator's default clutch calibration: the initial structure
+    stands and no action brick overloads the structure when pressed on at its centre."""
+    # The seating press per stud equals the capacity, as in SimConfig's defaults.
+    from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N
+
+    r = build_statics(task, STUD_CLUTCH_N, STUD_CLUTCH_N)
+    return r.initial_stands and not r.overloaded_at_centre
+
+
 def build_suite(name: str) -> list[TaskSpec]:
     """Draw a suite from its validation pool (deterministic), difficulty labels set."""
     recipe = _recipe(name)
@@ -124,12 +151,22 @@ def build_suite(name: str) -> list[TaskSpec]:
     pool = _pool_entries(recipe.pool)
     eligible = [p for p in pool if p.initial <= recipe.max_initial and p.horizon <= recipe.max_horizon]
     thresholds = stratum_thresholds([p.score for p in (eligible if recipe.relative_strata else pool)])
+    seed = POOLS[recipe.pool].seed
+    by_id = {p.task_id: p for p in pool}
+
+    def buildable(c: Candidate) -> bool:
+        entry = by_id[c.task_id]
+        pa = assemblies[entry.assembly]
+        return _buildable(task_from_segment(pa.assembly, pa.segments[entry.k], c.task_id, seed))
+
+    accept = buildable if recipe.buildable else None
+    if accept and recipe.match_paper:
+        raise ValueError(f"suite {name}: the paper-statistics swaps do not test buildability; use one or the other")
     used: set[str] = set()
     chosen: list[tuple[Difficulty, Candidate]] = []
     for stratum, n in recipe.counts:
         cands = [Candidate(p.task_id, p.score, p.assembly) for p in eligible if stratum_of(p.score, thresholds) == stratum]
-        chosen += [(stratum, c) for c in sample_stratum(cands, n, used)]
-    by_id = {p.task_id: p for p in pool}
+        chosen += [(stratum, c) for c in sample_stratum(cands, n, used, accept)]
     if recipe.match_paper:
         def as_pool_task(p: _PoolEntry, stratum: Difficulty) -> PoolTask:
             return PoolTask(p.task_id, p.assembly, stratum, p.horizon, p.initial)
@@ -138,7 +175,6 @@ def build_suite(name: str) -> list[TaskSpec]:
         options = [as_pool_task(p, stratum_of(p.score, thresholds)) for p in eligible]
         matched = match_statistics(drawn, options, seed=name)
         chosen = [(t.stratum, Candidate(t.task_id, by_id[t.task_id].score, t.source)) for t in matched]
-    seed = POOLS[recipe.pool].seed
     out = []
     for stratum, c in chosen:
         entry = by_id[c.task_id]

@@ -58,3 +58,22 @@ def test_sampling_spreads_over_the_stratum_and_prefers_new_sources() -> None:
 def test_too_few_candidates_is_an_error() -> None:
     with pytest.raises(ValueError, match="cannot give"):
         sample_stratum([Candidate("a", 0.1, "x")], 2)
+
+
+def test_an_eligibility_test_skips_tasks_within_each_interval() -> None:
+    cands = [Candidate(f"t{i:03d}", i / 100, f"a{i}") for i in range(100)]
+    plain = sample_stratum(cands, 5)
+    asked: list[str] = []
+
+    def odd_only(c: Candidate) -> bool:
+        asked.append(c.task_id)
+        return int(c.task_id[1:]) % 2 == 1
+
+    picks = sample_stratum(cands, 5, accept=odd_only)
+    assert all(int(p.task_id[1:]) % 2 == 1 for p in picks)
+    # Each pick stays in its own interval (the whole stratum's quantiles), next to the plain pick.
+    for k, (a, b) in enumerate(zip(plain, picks, strict=True)):
+        assert 20 * k <= int(b.task_id[1:]) < 20 * (k + 1) and abs(a.score - b.score) <= 0.011
+    assert len(asked) < 20  # the test runs on a few tasks per interval, not the whole stratum
+    with pytest.raises(ValueError, match="interval 1 of 5"):
+        sample_stratum(cands, 5, accept=lambda c: False)
