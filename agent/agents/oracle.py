@@ -162,7 +162,7 @@ def grip_order(step: list[LatticeBrick], present: list[LatticeBrick], target: As
     order = []
     while left:
         ready = [b for b in left if all(s in placed for s in target.supports(b.id))] or left
-        b = next((b for b in ready if _hand_fits(b, standing, origin)), ready[0])
+        b = next((b for b in ready if hand_fits(b, standing, origin)), ready[0])
         order.append(b.id)
         placed.add(b.id)
         standing.append(b)
@@ -170,7 +170,7 @@ def grip_order(step: list[LatticeBrick], present: list[LatticeBrick], target: As
     return order
 
 
-def _hand_fits(b: LatticeBrick, present: list[LatticeBrick], origin: tuple[float, float, float]) -> bool:
+def hand_fits(b: LatticeBrick, present: list[LatticeBrick], origin: tuple[float, float, float]) -> bool:
     """True when, for one grip (fingers across either pair of sides), no brick present stands where a part of the hand
     (skills/hand.py: pads, upper fingers, the hand's body) would be while it presses this brick on and lets it go."""
     (x, y, z), _ = brick_pose_in_world(b, origin)

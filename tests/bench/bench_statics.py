@@ -5,6 +5,11 @@ StableLego's admissibility test (jarvis_sim/lego/statics.py, T = 0.98 N per stud
 manual order, be pressed on with its seating force (press_n_per_stud per engaged stud) without overloading the
 structure, pressed at its centre (where place() holds it) or over its engaged studs. One JSON object per task
 with a finding, then the totals: the ceiling any agent's completion has without breaking something.
+
+Beside it, the hand's ceiling: the action bricks the Franka hand (skills/hand.py) has room to press on and let go
+of, placed in the oracle's order (agent.agents.oracle.grip_order, which puts bricks that would be hemmed in before
+their neighbours within a manual step). A brick flanked on both sides of both grips (the pads need 10 mm beside
+it) cannot be placed by a parallel gripper in that order; place() refuses it as path_blocked.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from common import emit, machine
 
+from agent.agents.oracle import grip_order, hand_fits
 from jarvis_sim.backends.mujoco.scene import SimConfig
 from jarvis_sim.tasks.build_statics import build_statics
 from jarvis_sim.tasks.registry import load_task, suite_task_ids
@@ -31,7 +37,7 @@ def main() -> None:
     config = SimConfig()
     ctx = machine()
     t0 = time.perf_counter()
-    tasks = standing = actions = centre_ok = studs_ok = 0
+    tasks = standing = actions = centre_ok = studs_ok = hand_ok = 0
     for task_id in suite_task_ids(args.suite):
         task = load_task(task_id)
         if not isinstance(task, TaskSpec):
@@ -42,17 +48,35 @@ def main() -> None:
         actions += r.actions
         centre_ok += r.actions - len(r.overloaded_at_centre)
         studs_ok += r.actions - len(r.overloaded_over_studs)
-        if not r.initial_stands or r.overloaded_at_centre:
+        hemmed = _hemmed_in(task)
+        hand_ok += r.actions - len(hemmed)
+        if not r.initial_stands or r.overloaded_at_centre or hemmed:
             emit("task_statics", len(r.overloaded_at_centre), "action bricks overloading the structure at centre",
                  task=task_id, initial_stands=r.initial_stands, overloaded_at_centre=r.overloaded_at_centre,
-                 overloaded_over_studs=r.overloaded_over_studs, actions=r.actions)
+                 overloaded_over_studs=r.overloaded_over_studs, hand_hemmed_in=hemmed, actions=r.actions)
     wall = time.perf_counter() - t0
     emit("initial_structures_standing", standing, "tasks", of=tasks, suite=args.suite, **ctx)
     emit("action_bricks_pressable_at_centre_pct", 100.0 * centre_ok / max(actions, 1), "%", bricks=centre_ok,
          of=actions, suite=args.suite, what="pressed where place() holds a brick, onto the structure built so far", **ctx)
     emit("action_bricks_pressable_over_studs_pct", 100.0 * studs_ok / max(actions, 1), "%", bricks=studs_ok,
          of=actions, suite=args.suite, what="pressed over the brick's engaged studs: the ceiling of any press", **ctx)
+    emit("action_bricks_hand_has_room_pct", 100.0 * hand_ok / max(actions, 1), "%", bricks=hand_ok, of=actions,
+         suite=args.suite, what="the hand has room to press each on and let go, in the oracle's order", **ctx)
     emit("statics_wall_s", wall, "s", tasks=tasks, **ctx)
+
+
+def _hemmed_in(task: TaskSpec) -> list[str]:
+    """Action bricks beside which the hand has no room when they are placed in the oracle's order."""
+    target = task.target_assembly
+    origin = task.workspace.lattice_origin
+    present = list(task.initial)
+    out = []
+    for step in task.manual_steps:
+        for bid in grip_order([target[i] for i in step.brick_ids], present, target, origin):
+            if not hand_fits(target[bid], present, origin):
+                out.append(bid)
+            present.append(target[bid])
+    return out
 
 
 if __name__ == "__main__":
