@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,12 +76,14 @@ ARRIVED_M = 0.0001  # a guarded descent ends untouched once the tool is this clo
 
 
 def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray, press_n: float,
-                  speed: float = 0.005, hold_s: float = 0.05) -> tuple[float | None, float]:
+                  speed: float = 0.005, hold_s: float = 0.05,
+                  on_give: Callable[[], None] | None = None) -> tuple[float | None, float]:
     """Descend straight down toward `bottom` until contact, then press with up to `press_n` newtons, stopping
     early when what is pressed gives way (a brick seating: the force falls off, or the tool sinks a stud height).
 
     Returns (TCP height at first contact, or None when nothing was touched down to `bottom`; the largest
     upward force felt). The reflex threshold is raised above the press bound while pressing, then restored.
+    `on_give` is called the moment the press gives, before the hold (place() eases its squeeze there).
     """
     if not (0 < press_n <= PRESS_MAX_N and math.isfinite(press_n)):
         raise ValueError(f"guarded_press: press force must lie in (0, {PRESS_MAX_N}] N, got {press_n!r}")
@@ -119,6 +122,8 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
                     if gave:
                         target = backend.robot_state().ee_position.copy()
                         backend.set_ee_target(np.array([bottom[0], bottom[1], target[2]]), quaternion)
+                        if on_give is not None:
+                            on_give()
                     step_watching(ctx, max(1, round(hold_s / dt)))
                     peak = max(peak, float(backend.tool_contact_force()[0][2]))
                     break

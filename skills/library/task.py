@@ -467,7 +467,11 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float) -> PlaceResult:
     # (a fraction of a millimetre); the grip is tightened first so the brick does not slip up between the pads.
     press_n = min(PRESS_N_PER_STUD * held.size[0] * held.size[1] + PRESS_MARGIN_N, PRESS_MAX_N)
     ctx.backend.set_gripper(closed=True, force_n=max(GRIP_FORCE_N, press_n / (2 * PAD_FRICTION_ASSUMED)))
-    guarded_press(ctx, seat, quat, press_n)
+    # A brick that gives has snapped in and is pulled down into its seat: the press squeeze is eased at once, so it
+    # slides the last fraction of a millimetre between the pads instead of hanging the arm on the clutch (a 2x6
+    # plate held with the press grip pulled the hand down with 50 N and set off the reflex).
+    guarded_press(ctx, seat, quat, press_n,
+                  on_give=lambda: ctx.backend.set_gripper(closed=True, force_n=RELEASE_GRIP_N))
     # phase: release (a few mm wider than the brick) and retreat. The squeeze is eased off first: fingers opening
     # from a press grip let go one a moment before the other, and the other's squeeze then pushes the seated brick
     # sideways, prying the structure below (a 1-wide brick's clutch holds 0.03 N m at most).
