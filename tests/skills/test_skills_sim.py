@@ -317,7 +317,7 @@ def test_pick_centres_a_loose_brick_between_the_fingers(open_session: Callable[[
     d = s.ctx.perceived.descriptors[seen["id"]]
     s.ctx.perceived.descriptors[seen["id"]] = d.model_copy(update={"x_mm": d.x_mm + 0.8, "y_mm": d.y_mm - 0.6})
     s["pick"](seen["id"])
-    # From 1.0 mm off to within 0.2 mm: 0.1504 mm on an AMD EPYC host, under 0.15 on the Intel hosts CI ran on
+    # From 1.0 mm off to within 0.2 mm: 0.1504 mm on an AMD EPYC host, under 0.15 on the hosts CI passed on
     # before (the contact solver's last digits differ between the hosts' SIMD paths).
     assert np.linalg.norm(_in_hand_mm(s, "a00")) < 0.2
 
