@@ -129,8 +129,10 @@ class Backend(ABC):
         """Joint angles putting the tool centre point at the pose, or None when unreachable."""
 
     @abstractmethod
-    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-        """Pairs (robot part or held brick, obstacle) in contact if the arm stood at q (state is unchanged)."""
+    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = (),
+                   clearance_m: float = 0.0) -> list[tuple[str, str]]:
+        """Pairs (robot part or held brick, obstacle) in contact if the arm stood at q, or closer than
+        clearance_m when that is given (a planner's safety margin); the state is unchanged."""
 
     @property
     @abstractmethod

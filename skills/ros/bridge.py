@@ -94,8 +94,9 @@ class ObservedBackend(Backend):
     def solve_ik(self, position: np.ndarray, quaternion: np.ndarray, q0: np.ndarray | None = None) -> np.ndarray | None:
         return self.inner.solve_ik(position, quaternion, q0)
 
-    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-        return self.inner.collisions(q, ignore)
+    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = (),
+                   clearance_m: float = 0.0) -> list[tuple[str, str]]:
+        return self.inner.collisions(q, ignore, clearance_m)
 
     @property
     def home_q(self) -> np.ndarray:

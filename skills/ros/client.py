@@ -261,7 +261,8 @@ class RosBackend(Backend):
     def solve_ik(self, position: np.ndarray, quaternion: np.ndarray, q0: np.ndarray | None = None) -> np.ndarray | None:
         raise self._bridge_only("solve_ik")
 
-    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = (),
+                   clearance_m: float = 0.0) -> list[tuple[str, str]]:
         raise self._bridge_only("collisions")
 
     @property

@@ -73,7 +73,8 @@ class RecordingBackend(Backend):
         """Every pose is reachable at home."""
         return self.home_q
 
-    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = (),
+                   clearance_m: float = 0.0) -> list[tuple[str, str]]:
         """Nothing to hit."""
         return []
 

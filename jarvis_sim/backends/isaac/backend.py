@@ -280,7 +280,8 @@ class IsaacBackend(Backend):
     def solve_ik(self, position: np.ndarray, quaternion: np.ndarray, q0: np.ndarray | None = None) -> np.ndarray | None:
         return kinematics.solve_ik(position, quaternion, q0)
 
-    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = (),
+                   clearance_m: float = 0.0) -> list[tuple[str, str]]:
         scene = self._loaded()
         ws = self.world_state()
         boxes = [collision.box_from_pose(s.id, s.position, s.quaternion, scene.brick(s.id).size_m) for s in ws.bricks]
@@ -296,7 +297,8 @@ class IsaacBackend(Backend):
             pose[:3, :3], pose[:3, 3] = held_box.rotation, held_box.centre
             held_in_tcp = np.linalg.inv(tcp) @ pose
         return collision.collisions(np.asarray(q, dtype=float), self.robot_state().gripper_width, boxes,
-                                    held=held_box, held_pose_in_tcp=held_in_tcp, ignore=ignore)
+                                    held=held_box, held_pose_in_tcp=held_in_tcp, ignore=ignore,
+                                    clearance_m=clearance_m)
 
     @property
     def home_q(self) -> np.ndarray:

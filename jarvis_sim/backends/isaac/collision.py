@@ -80,11 +80,15 @@ def box_samples(box: Box, spacing_m: float = 0.008) -> list[tuple[np.ndarray, fl
 
 def collisions(q: np.ndarray, gripper_width_m: float, obstacles: list[Box], table_top_z: float = 0.0,
                held: Box | None = None, held_pose_in_tcp: np.ndarray | None = None,
-               ignore: tuple[str, ...] = (), base: np.ndarray | None = None) -> list[tuple[str, str]]:
-    """Pairs (robot part or held brick, obstacle) in contact if the arm stood at q; 'table' for the table top.
+               ignore: tuple[str, ...] = (), base: np.ndarray | None = None,
+               clearance_m: float = 0.0) -> list[tuple[str, str]]:
+    """Pairs (robot part or held brick, obstacle) in contact if the arm stood at q, or closer than clearance_m
+    when that is given; 'table' for the table top.
 
     `held` is the held brick's box now and `held_pose_in_tcp` its 4x4 pose in the TCP frame: at q it moves with
     the tool. Obstacles named in `ignore` (the brick being grasped, its support during a press) are skipped."""
+    if not (np.isfinite(clearance_m) and clearance_m >= 0.0):
+        raise ValueError(f"clearance_m must be 0 or more, got {clearance_m}")
     hits: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
 
@@ -95,19 +99,21 @@ def collisions(q: np.ndarray, gripper_width_m: float, obstacles: list[Box], tabl
 
     live = [o for o in obstacles if o.name not in ignore and (held is None or o.name != held.name)]
     for centre, radius, name in robot_spheres(q, gripper_width_m, base):
-        if "table" not in ignore and centre[2] - radius < table_top_z + CONTACT_MARGIN_M and name != "panda_link1":
+        if ("table" not in ignore and centre[2] - radius < table_top_z + CONTACT_MARGIN_M + clearance_m
+                and name != "panda_link1"):
             hit(name, "table")
         for box in live:
-            if sphere_hits_box(centre, radius, box):
+            if sphere_hits_box(centre, radius, box, margin=CONTACT_MARGIN_M + clearance_m):
                 hit(name, box.name)
     if held is not None and held_pose_in_tcp is not None:
         tcp = link_frames(q, base)[8]
         pose = tcp @ held_pose_in_tcp
         moved = Box(held.name, pose[:3, 3], pose[:3, :3], held.half)
         for centre, radius in box_samples(moved):
-            if "table" not in ignore and centre[2] - radius < table_top_z - 1e-4:
+            if "table" not in ignore and centre[2] - radius < table_top_z - 1e-4 + clearance_m:
                 hit(held.name, "table")
             for box in live:
-                if sphere_hits_box(centre, radius * 0.9, box, margin=0.0):  # touching neighbours is not a collision
+                # touching neighbours is not a collision
+                if sphere_hits_box(centre, radius * 0.9, box, margin=clearance_m):
                     hit(held.name, box.name)
     return hits

@@ -556,13 +556,17 @@ class MujocoBackend(Backend):
         """Joint angles putting the TCP at the pose, or None when unreachable within joint limits."""
         return self.kin.solve(np.asarray(position, float), np.asarray(quaternion, float), q0)
 
-    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-        """(robot part or held brick, obstacle) pairs in contact with the arm at q; the live state is untouched."""
+    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = (),
+                   clearance_m: float = 0.0) -> list[tuple[str, str]]:
+        """(robot part or held brick, obstacle) pairs closer than clearance_m (0: in contact) with the arm at q;
+        the live state is untouched."""
         m, d, probe = self.model, self.data, self._probe
         assert probe is not None
         q = np.asarray(q, dtype=float)
         if q.shape != (7,):
             raise BackendError(f"collisions needs 7 joint angles, got shape {q.shape}")
+        if not (math.isfinite(clearance_m) and clearance_m >= 0.0):
+            raise BackendError(f"collisions needs a clearance of 0 m or more, got {clearance_m}")
         self._sync_collision_groups()
         mujoco.mj_copyData(probe, m, d)
         held = self.held_brick()
@@ -582,14 +586,31 @@ class MujocoBackend(Backend):
                 probe.qpos[adr : adr + 3] = hand_p1 + rot.reshape(3, 3) @ (p - hand_p0)
                 probe.qpos[adr + 3 : adr + 7] = _quat_mul(rel_q, d.qpos[adr + 3 : adr + 7])
                 moving.add(b)
-        # The probe is a what-if pose: compute it with every tree awake, else MuJoCo may find contacts with
-        # geoms it still marks asleep from the copied state and stop with a fatal error.
-        _wake(m, probe, mujoco.mj_fwdPosition)
+        # MuJoCo reports a pair as a contact once it is closer than the larger of the two geoms' margins: widen
+        # the moving geoms' margins to the clearance for this one query (the live model is restored before
+        # anything steps again). The midphase is off meanwhile: its bounding boxes of multi-geom bodies keep the
+        # margins the model was compiled with, and would drop every widened pair before it is measured.
+        widened = None
+        if clearance_m > 0.0:
+            widened = self._geom_robot.copy()
+            if moving:
+                widened |= np.isin(np.asarray(self._geom_names), sorted(moving))
+        saved_margin, saved_flags = m.geom_margin.copy(), int(m.opt.disableflags)
+        if widened is not None:
+            m.geom_margin[widened] = np.maximum(m.geom_margin[widened], clearance_m)
+            m.opt.disableflags = saved_flags | int(mujoco.mjtDisableBit.mjDSBL_MIDPHASE)
+        try:
+            # The probe is a what-if pose: compute it with every tree awake, else MuJoCo may find contacts with
+            # geoms it still marks asleep from the copied state and stop with a fatal error.
+            _wake(m, probe, mujoco.mj_fwdPosition)
+        finally:
+            m.geom_margin[:] = saved_margin
+            m.opt.disableflags = saved_flags
         pairs: set[tuple[str, str]] = set()
         names = self._geom_names
         for c in probe.contact[: probe.ncon]:
             g1, g2 = int(c.geom[0]), int(c.geom[1])
-            if c.dist > 0:
+            if c.dist > clearance_m:
                 continue
             for ga, gb in ((g1, g2), (g2, g1)):
                 a_name, b_name = names[ga], names[gb]

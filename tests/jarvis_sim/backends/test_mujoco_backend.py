@@ -420,6 +420,34 @@ def test_collision_probe_leaves_state_untouched(backend):
     assert np.array_equal(backend.data.qpos, before)
 
 
+def test_a_clearance_query_reports_what_is_nearer_than_the_clearance(backend):
+    """collisions(q, clearance_m=c) names a brick exactly when some robot geom is within c of it, measured
+    independently with mj_geomDistance; the live model's margins and options come back unchanged."""
+    backend.reset(0)
+    m = backend.model
+    brick = backend.world_state().bricks[0]
+    above = np.array([brick.position[0], brick.position[1], brick.position[2] + 0.04])  # a few cm over its top
+    q = backend.solve_ik(above, np.array([0.0, 1.0, 0.0, 0.0]))
+    assert q is not None
+    d = mujoco.MjData(m)
+    d.qpos[:] = backend.data.qpos
+    d.qpos[backend._arm_qadr] = q
+    mujoco.mj_fwdPosition(m, d)
+    robot = np.flatnonzero(backend._geom_robot)
+    solid = [g for g in range(m.ngeom) if backend._geom_names[g] == brick.id and m.geom_contype[g]]
+    nearest = min(mujoco.mj_geomDistance(m, d, int(r), g, 0.2, None) for r in robot for g in solid)
+    assert 0.005 < nearest < 0.05, nearest
+    margins, flags, qpos = m.geom_margin.copy(), int(m.opt.disableflags), backend.data.qpos.copy()
+    assert backend.collisions(q) == []
+    assert brick.id not in {o for _, o in backend.collisions(q, clearance_m=nearest - 0.001)}
+    assert brick.id in {o for _, o in backend.collisions(q, clearance_m=nearest + 0.001)}
+    assert np.array_equal(m.geom_margin, margins) and int(m.opt.disableflags) == flags
+    assert np.array_equal(backend.data.qpos, qpos)
+    for bad in (-0.001, float("nan")):
+        with pytest.raises(BackendError, match="clearance"):
+            backend.collisions(q, clearance_m=bad)
+
+
 def test_perturbations(backend):
     task = backend.task
     assert task is not None

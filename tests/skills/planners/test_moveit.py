@@ -14,12 +14,12 @@ pytest.importorskip("rclpy", reason="ROS 2 wheels are installed by .ci/ros-setup
 pytest.importorskip("moveit_msgs", reason="moveit_msgs (CI: the tests/ros/shims subset) is built by .ci/ros-setup")
 pytest.importorskip("ompl", reason="the move_group stand-in plans with OMPL")
 
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
 from skills.context import SkillContext
 from skills.errors import PathBlocked
-from skills.motion import CartesianPlanner, make_planner, top_down_quaternion
+from skills.motion import CartesianPlanner, make_planner
 from skills.planners.moveit import CuMotionPlanner, MoveItPlanner, PlannerUnavailable
-from tests.fakes.lego_tasks import stack_task
+from tests.fakes.detour_scene import detour_scene
 from tests.fakes.move_group import FakeMoveGroup
 from tests.ros.bridge_process import use_private_ros_domain
 
@@ -39,21 +39,9 @@ def move_group() -> Iterator[FakeMoveGroup]:
 @pytest.fixture(scope="module")
 def wall_scene() -> Iterator[Scene]:
     """A 36-brick block; the closed hand low beside it; targets on either side at the same height."""
-    task = stack_task(n_initial=36, n_action=1, task_id="moveit-wall")
-    backend = make_backend("mujoco")
-    backend.load(task, seed=0)
-    ctx = SkillContext(backend=backend, workspace=task.workspace)
-    backend.set_gripper(closed=True)
-    backend.step(int(0.5 / backend.control_dt))
-    pos = np.array([b.position for b in backend.world_state().bricks if b.id.startswith("s")])
-    lo, hi = pos.min(axis=0), pos.max(axis=0)
-    centre_y, z = float((lo[1] + hi[1]) / 2), float(hi[2]) + 0.005
-    near, far = np.array([lo[0] - 0.06, centre_y, z]), np.array([hi[0] + 0.06, centre_y, z])
-    quat = top_down_quaternion(0.0)
-    cart = CartesianPlanner()
-    cart.move_to(ctx, near + np.array([0.0, 0.0, 0.12]), quat)
-    cart.move_to(ctx, near, quat)
-    yield backend, ctx, near, far, quat
+    scene = detour_scene("moveit-wall")
+    backend = scene.backend
+    yield backend, scene.ctx, scene.near, scene.far, scene.quaternion
     backend.close()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from jarvis_sim.backends.isaac import collision as c
 from jarvis_sim.backends.isaac import kinematics as k
@@ -52,6 +53,24 @@ def test_home_is_free_and_ignore_skips_named_obstacles(mujoco: MujocoBackend) ->
     hits = c.collisions(q, 0.0, boxes)  # closed fingers pushed into the brick's top
     assert any(obstacle == brick.id for _, obstacle in hits)
     assert all(obstacle != brick.id for _, obstacle in c.collisions(q, 0.0, boxes, ignore=(brick.id,)))
+
+
+def test_a_clearance_widens_every_part_by_that_much() -> None:
+    """A brick 20 mm beside the closed fingers: free at 15 mm clearance, named at 25 mm; bad clearances refused."""
+    size = part("3001").size_m
+    q = k.solve_ik(np.array([0.45, 0.0, 0.1]), TOP_DOWN)
+    assert q is not None
+    tips = [centre for centre, _r, name in c.robot_spheres(q, 0.0) if "finger" in name]
+    gap = 0.020
+    tip = max(tips, key=lambda t: float(t[1]))  # level with the lowest finger sphere, beside it in +y
+    tip = min((t for t in tips if abs(float(t[1] - tip[1])) < 1e-9), key=lambda t: float(t[2]))
+    y = float(tip[1]) + c.FINGER_RADIUS_M + c.CONTACT_MARGIN_M + gap + size[1] / 2
+    other = c.box_from_pose("other", (float(tip[0]), y, float(tip[2]) - size[2] / 2), (1.0, 0.0, 0.0, 0.0), size)
+    assert c.collisions(q, 0.0, [other], table_top_z=-1.0) == []
+    assert c.collisions(q, 0.0, [other], table_top_z=-1.0, clearance_m=gap - 0.005) == []
+    assert any(o == "other" for _, o in c.collisions(q, 0.0, [other], table_top_z=-1.0, clearance_m=gap + 0.005))
+    with pytest.raises(ValueError, match="clearance"):
+        c.collisions(q, 0.0, [other], clearance_m=-0.001)
 
 
 def test_a_held_brick_moves_with_the_tool_and_hits_its_neighbour() -> None:
