@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import numpy as np
 from common import emit, machine
 
+from jarvis_sim.backends.base import BackendError
 from skills.errors import SkillError
 from skills.planners.ompl import CLEARANCE_M, OmplPlanner
 from tests.fakes.detour_scene import detour_scene, disturbed
@@ -36,7 +37,7 @@ def main() -> None:
     before = {b.id: b.position for b in backend.world_state().bricks}
     results: dict[float, dict[str, list[float]]] = {}
     for clearance in (0.0, CLEARANCE_M):
-        stats: dict[str, list[float]] = {"disturbed": [], "plan_s": [], "failed": [], "miss_mm": []}
+        stats: dict[str, list[float]] = {"disturbed": [], "plan_s": [], "failed": [], "miss_mm": [], "diverged": []}
         for seed in range(args.seeds):
             backend.restore_state(start)
             planner = OmplPlanner(seed=seed, clearance_m=clearance)
@@ -45,6 +46,10 @@ def main() -> None:
             except SkillError:
                 stats["failed"].append(1.0)
                 continue
+            except BackendError:  # the physics blew up (a hard collision): as disturbing as it gets
+                stats["diverged"].append(1.0)
+                stats["disturbed"].append(1.0)
+                continue
             stats["plan_s"].append(planner.last.plan_s + planner.last.simplify_s)
             stats["disturbed"].append(1.0 if disturbed(before, backend) else 0.0)
             stats["miss_mm"].append(float(np.linalg.norm(backend.robot_state().ee_position - scene.far)) * 1000)
@@ -52,7 +57,8 @@ def main() -> None:
         tag = f"{clearance * 1000:.0f}mm"
         n = len(stats["disturbed"])
         emit(f"detours_disturbing_pct_clearance_{tag}", 100.0 * sum(stats["disturbed"]) / max(n, 1), "%",
-             detours=n, disturbing=int(sum(stats["disturbed"])), not_found=len(stats["failed"]), **ctx)
+             detours=n, disturbing=int(sum(stats["disturbed"])), diverged=len(stats["diverged"]),
+             not_found=len(stats["failed"]), **ctx)
         emit(f"detour_plan_median_s_clearance_{tag}", statistics.median(stats["plan_s"]) if n else float("nan"), "s",
              worst_s=max(stats["plan_s"], default=float("nan")), **ctx)
         emit(f"detour_arrival_miss_median_mm_clearance_{tag}", statistics.median(stats["miss_mm"]) if n else float("nan"),

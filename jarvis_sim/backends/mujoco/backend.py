@@ -117,6 +117,9 @@ def _weld_data(pos1: np.ndarray, quat1: np.ndarray, pos2: np.ndarray, quat2: np.
     return data
 
 
+_BAD_QACC = int(mujoco.mjtWarning.mjWARN_BADQACC)
+
+
 def _wake(m: mujoco.MjModel, d: mujoco.MjData, compute: Callable[[mujoco.MjModel, mujoco.MjData], None]) -> None:
     """Wake every kinematic tree and recompute `d` with `compute` (mj_forward or mj_fwdPosition).
 
@@ -378,6 +381,19 @@ class MujocoBackend(Backend):
         """Simulated seconds since load/reset."""
         return float(self.data.time)
 
+    def _diverged(self, dof: int, t: float) -> None:
+        """Stop: MuJoCo found non-finite accelerations and has already put every body back to the model's rest pose
+        (its auto-reset), so nothing after this tick would be what happened."""
+        m = self.model
+        where = ""
+        if 0 <= dof < m.nv:
+            body = int(m.dof_bodyid[dof])
+            bricks = np.flatnonzero(self._brick_body == body)
+            name = self._brick_ids[int(bricks[0])] if len(bricks) else mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, body)
+            where = f" at {name}" if name else ""
+        raise BackendError(f"simulation diverged{where} in the tick after t={t:.3f} s: the physics blew up and the "
+                           "episode's state is lost")
+
     def step(self, n: int = 1) -> None:
         """Advance n control ticks: controller, physics, clutch rules."""
         m, d = self.model, self.data
@@ -394,11 +410,12 @@ class MujocoBackend(Backend):
             q_next = self.limiter.tick(self.q_cmd, self.control_dt)
             self._sync_collision_groups()
             ramp = q_prev + np.multiply.outer(fractions, q_next - q_prev)  # one row per physics step
+            diverged, t0 = d.warning[_BAD_QACC].number, d.time
             for k in range(substeps):
                 d.ctrl[arm] = ramp[k]
                 mujoco.mj_step(m, d)
-            if not np.isfinite(d.qacc).all():
-                raise BackendError(f"simulation diverged at t={d.time:.3f} s")
+            if d.warning[_BAD_QACC].number != diverged or not np.isfinite(d.qacc).all():
+                self._diverged(int(d.warning[_BAD_QACC].lastinfo), t0)
             self._reflex_tick()
             # The grip and the clutch share one load path: when the fingers slip, what they pass on is bounded by their
             # friction, so the clutch is judged on the loads scaled back to the moment of slipping.

@@ -448,6 +448,20 @@ def test_a_clearance_query_reports_what_is_nearer_than_the_clearance(backend):
             backend.collisions(q, clearance_m=bad)
 
 
+def test_a_simulation_that_blows_up_is_an_error_not_a_silent_reset(backend):
+    """MuJoCo answers non-finite accelerations by resetting every body to the model's rest pose; the backend must
+    say so (measured: one of 400 executed zero-clearance detours in bench_detours blew up this way)."""
+    backend.reset(0)
+    brick = backend.task.action_bricks[0].id
+    dof = int(backend.model.body_dofadr[backend._body[brick]])
+    backend.data.qfrc_applied[dof] = 1e15
+    with pytest.raises(BackendError, match=f"diverged at {brick}"):
+        backend.step(1)
+    backend.reset(0)  # a reset gives a working scene back
+    backend.step(5)
+    assert backend.world_state().by_id()[brick].held is False
+
+
 def test_perturbations(backend):
     task = backend.task
     assert task is not None
