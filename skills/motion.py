@@ -104,13 +104,14 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
     try:
         while True:
             force = float(backend.tool_contact_force()[0][2])
+            tool = backend.robot_state().ee_position  # one read a tick: nothing moves until the next step
             peak = max(peak, force)
             if contact_z is None:
                 if force >= CONTACT_N:
-                    contact_z = float(backend.robot_state().ee_position[2])
+                    contact_z = float(tool[2])
                     target[2] = contact_z  # from where the tool is: its command runs ahead of it
                 elif target[2] <= bottom[2]:
-                    if float(backend.robot_state().ee_position[2]) <= float(bottom[2]) + ARRIVED_M:
+                    if float(tool[2]) <= float(bottom[2]) + ARRIVED_M:
                         break  # the arm (which lags its target) got there without touching anything
                     waited += 1
                     if waited * dt > SETTLE_MAX_S:
@@ -122,11 +123,11 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
                 # A part that seats gives way under the press: the force falls off at once (studs slid into tubes).
                 # Pressing on would push the pads down the seated brick and the fingertips onto whatever is beside it.
                 # (In the simulator the seated part's clutch pulls it down out of the pads: the force turns negative.)
-                sunk = float(backend.robot_state().ee_position[2]) < contact_z - GIVE_DEPTH_M
+                sunk = float(tool[2]) < contact_z - GIVE_DEPTH_M
                 gave = force < -GIVE_PULL_N or sunk or (peak >= GIVE_PEAK_N and force < GIVE_DROP_FRACTION * peak)
                 if pressed or gave:
                     if gave:
-                        target = backend.robot_state().ee_position.copy()
+                        target = tool.copy()
                         backend.set_ee_target(np.array([aim[0], aim[1], target[2]]), quaternion)
                         if on_give is not None:
                             on_give()
@@ -134,7 +135,7 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
                     peak = max(peak, float(backend.tool_contact_force()[0][2]))
                     break
                 target[2] -= PRESS_STEP_M
-                drift = bottom[:2] - backend.robot_state().ee_position[:2]
+                drift = bottom[:2] - tool[:2]
                 aim = np.clip(aim + LATERAL_GAIN * drift, bottom[:2] - LATERAL_MAX_M, bottom[:2] + LATERAL_MAX_M)
             backend.set_ee_target(np.array([aim[0], aim[1], target[2]]), quaternion)
             step_watching(ctx, 1)

@@ -393,6 +393,18 @@ def test_press_down_seats_a_brick_the_generic_library_set_on_the_studs(
     assert s.truth("a00")[1] == ["s000"]
 
 
+def watch_every_tick(backend: Backend, observe: Callable[[], None]) -> None:
+    """Call `observe` after every control tick the backend steps from now on (the skills step it themselves)."""
+    step = backend.step
+
+    def watching(n: int = 1) -> None:
+        for _ in range(n):
+            step(1)
+            observe()
+
+    backend.step = watching  # type: ignore[method-assign]
+
+
 def test_place_stops_pressing_once_the_brick_seats(open_session: Callable[[TaskSpec], Session]) -> None:
     """A 1x1 seats at about 1 N: the press stops at the give instead of pushing the pads down the seated brick until
     the fingertips land on the support's studs beside it (which pries the structure below)."""
@@ -402,16 +414,13 @@ def test_place_stops_pressing_once_the_brick_seats(open_session: Callable[[TaskS
     s["pick"](s.seen_as(s.look(), "a00")["id"])
     backend = s.backend
     touched: list[float] = []
-    step = backend.step
 
-    def watching(n: int = 1) -> None:
-        for _ in range(n):
-            step(1)
-            force, part_name, obstacle = backend.tool_contact_force()
-            if obstacle == "s000" and part_name is not None and part_name.startswith("panda/"):
-                touched.append(float(np.linalg.norm(force)))
+    def fingers_on_the_support() -> None:
+        force, part_name, obstacle = backend.tool_contact_force()
+        if obstacle == "s000" and part_name is not None and part_name.startswith("panda/"):
+            touched.append(float(np.linalg.norm(force)))
 
-    backend.step = watching  # type: ignore[method-assign]
+    watch_every_tick(backend, fingers_on_the_support)
     placed = s["place_at"](4, 5, 1, 0)
     assert placed["seated"]
     assert "s000" in s.truth("a00")[1]
@@ -429,16 +438,13 @@ def test_a_plate_held_with_the_press_grip_seats_without_pulling_on_the_arm(
     s["pick"](s.seen_as(s.look(), "a00")["id"])
     backend = s.backend
     pulled: list[float] = []
-    step = backend.step
 
-    def watching(n: int = 1) -> None:
-        for _ in range(n):
-            step(1)
-            force, _part, obstacle = backend.tool_contact_force()
-            if obstacle == "a00" and backend.grasp_locked() is None:
-                pulled.append(-float(force[2]))
+    def pull_of_the_released_plate() -> None:
+        force, _part, obstacle = backend.tool_contact_force()
+        if obstacle == "a00" and backend.grasp_locked() is None:
+            pulled.append(-float(force[2]))
 
-    backend.step = watching  # type: ignore[method-assign]
+    watch_every_tick(backend, pull_of_the_released_plate)
     placed = s["place_at"](4, 4, 1, 0)
     assert placed["seated"] and "s000" in s.truth("a00")[1]
     assert all(c.ok for c in s.ctx.calls)
@@ -458,16 +464,13 @@ def test_the_press_holds_the_brick_over_its_seat_against_the_arms_sideways_give(
     s["pick"](s.seen_as(s.look(), "a00")["id"])
     backend = s.backend
     drift: list[float] = []
-    step = backend.step
     seat_xy = np.array(s.backend.world_state().by_id()["s121"].position[:2])  # the middle support: the brick's centre
 
-    def watching(n: int = 1) -> None:
-        for _ in range(n):
-            step(1)
-            if float(backend.tool_contact_force()[0][2]) > 6.0 and backend.grasp_locked() == "a00":
-                drift.append(float(np.linalg.norm(backend.robot_state().ee_position[:2] - seat_xy)) * 1000.0)
+    def drift_under_the_press() -> None:
+        if float(backend.tool_contact_force()[0][2]) > 6.0 and backend.grasp_locked() == "a00":
+            drift.append(float(np.linalg.norm(backend.robot_state().ee_position[:2] - seat_xy)) * 1000.0)
 
-    backend.step = watching  # type: ignore[method-assign]
+    watch_every_tick(backend, drift_under_the_press)
     placed = s["place_at"](0, 8, 39, 0)
     assert placed["seated"] and {"s120", "s121", "s122"} <= set(s.truth("a00")[1])
     assert drift and max(drift) < 0.3, f"the tool drifted {max(drift):.2f} mm off the seat under the press"
