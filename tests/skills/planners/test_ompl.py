@@ -20,6 +20,9 @@ ompl = pytest.importorskip("ompl", reason="OMPL comes with the ros extra (pip in
 from skills.planners.ompl import CLEARANCE_M, ESCAPE_RAD, PANDA_LOWER, PANDA_UPPER, OmplPlanner  # noqa: E402
 
 pytestmark = pytest.mark.slow
+# RRT-Connect stops at its first solution, so a generous limit costs nothing where it succeeds; it keeps these
+# seeded plans the same on a slower or busier machine, where the default 2 s could cut a search short.
+LIMIT_S = 20.0
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +46,7 @@ def test_ompl_finds_a_collision_free_path_where_the_straight_line_collides(
     backend, ctx, far, quat = wall_scene
     with pytest.raises(PathBlocked):
         CartesianPlanner().plan(ctx, far, quat, check_collisions=True, ignore=())
-    planner = OmplPlanner()
+    planner = OmplPlanner(time_limit_s=LIMIT_S)
     path, _quat = planner.plan(ctx, far, quat)
     assert planner.last.used_ompl and planner.last.checks > 0
     # Every state and the straight joint-space segments between them (densely) are free and within limits, and
@@ -62,8 +65,8 @@ def test_the_same_seed_plans_the_same_detour(wall_scene: tuple[Backend, SkillCon
     def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
         return len(a) == len(b) and all(np.allclose(x, y) for x, y in zip(a, b, strict=True))
 
-    first, again = (OmplPlanner(seed=7).plan(ctx, far, quat)[0] for _ in range(2))
-    other = OmplPlanner(seed=8).plan(ctx, far, quat)[0]
+    first, again = (OmplPlanner(seed=7, time_limit_s=LIMIT_S).plan(ctx, far, quat)[0] for _ in range(2))
+    other = OmplPlanner(seed=8, time_limit_s=LIMIT_S).plan(ctx, far, quat)[0]
     assert same(first, again) and not same(first, other)
     assert OmplPlanner(seed=7).describe().settings["seed"] == 7
 
@@ -71,7 +74,7 @@ def test_the_same_seed_plans_the_same_detour(wall_scene: tuple[Backend, SkillCon
 def test_ompl_executes_the_detour_and_arrives(wall_scene: tuple[Backend, SkillContext, np.ndarray, np.ndarray]) -> None:
     backend, ctx, far, quat = wall_scene
     before = {b.id: b.position for b in backend.world_state().bricks}
-    OmplPlanner().move_to(ctx, far, quat, speed=0.2)
+    OmplPlanner(time_limit_s=LIMIT_S).move_to(ctx, far, quat, speed=0.2)
     assert float(np.linalg.norm(backend.robot_state().ee_position - far)) < 0.002
     moved = disturbed(before, backend)
     assert moved == {}, f"the detour disturbed {moved}"
@@ -89,7 +92,7 @@ def test_a_start_inside_the_clearance_may_leave_it_but_the_rest_keeps_it() -> No
         CartesianPlanner().move_to(ctx, scene.near + np.array([nearest - 0.0025, 0.0, 0.0]), quat)  # 2.5 mm off
         q0 = backend.robot_state().joint_positions.copy()
         assert backend.collisions(q0) == [] and backend.collisions(q0, clearance_m=CLEARANCE_M) != []
-        path, _quat = OmplPlanner().plan(ctx, scene.far, quat)
+        path, _quat = OmplPlanner(time_limit_s=LIMIT_S).plan(ctx, scene.far, quat)
         for a, b in itertools.pairwise(path):
             for t in np.linspace(0.0, 1.0, 12):
                 q = a + t * (b - a)
