@@ -11,11 +11,18 @@ import pytest
 from jarvis_sim.backends.base import BackendError, make_backend
 from jarvis_sim.backends.mujoco.backend import MujocoBackend
 from jarvis_sim.backends.mujoco.bricks import BRICK_CONTACT
+from jarvis_sim.backends.mujoco.panda import top_down_quaternion
 from jarvis_sim.lego.assembly import make_brick
 from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.tasks.spec import ActionBrick, ManualStep, TablePose, TaskSpec
 from tests.fakes.lego_tasks import stack_task
-from tests.jarvis_sim.backends.pick_place import pick_and_place
+from tests.jarvis_sim.backends.pick_place import (
+    APPROACH_M,
+    GRASP_ABOVE_BOTTOM_M,
+    move_to,
+    pick_and_place,
+    wait,
+)
 
 
 @pytest.fixture(scope="module")
@@ -446,6 +453,36 @@ def test_a_clearance_query_reports_what_is_nearer_than_the_clearance(backend):
     for bad in (-0.001, float("nan")):
         with pytest.raises(BackendError, match="clearance"):
             backend.collisions(q, clearance_m=bad)
+
+
+def test_a_clearance_query_carries_the_held_brick_and_measures_it_too(backend):
+    """Held 6 mm over its target's support, the carried brick is named by a query whose clearance reaches the
+    support (measured with mj_geomDistance), not by one that falls short; the simulation's margins stay zero."""
+    backend.reset(0)
+    m = backend.model
+    task = backend.task
+    a = task.action_bricks[0]
+    target, _ = task.target_world_pose(a.id)
+    quat = top_down_quaternion(a.start.yaw)
+    start = np.array([a.start.x, a.start.y, 0.0])
+    backend.set_gripper(False)
+    move_to(backend, start + np.array([0.0, 0.0, APPROACH_M]), quat)
+    move_to(backend, start + np.array([0.0, 0.0, GRASP_ABOVE_BOTTOM_M]), quat)
+    backend.set_gripper(True)
+    wait(backend, 1.0)
+    move_to(backend, start + np.array([0.0, 0.0, APPROACH_M]), quat)
+    over = np.array(target) + np.array([0.0, 0.0, GRASP_ABOVE_BOTTOM_M + 0.006])
+    move_to(backend, over, top_down_quaternion(a.target.yaw_rad))
+    assert backend.held_brick() == a.id
+    support = task.target_assembly.supports(a.id)[0]
+    held = [g for g in range(m.ngeom) if backend._geom_names[g] == a.id and m.geom_contype[g]]
+    other = [g for g in range(m.ngeom) if backend._geom_names[g] == support and m.geom_contype[g]]
+    nearest = min(mujoco.mj_geomDistance(m, backend.data, h, o, 0.2, None) for h in held for o in other)
+    assert 0.002 < nearest < 0.009, nearest  # within the clearance the model's bounding boxes were compiled for
+    q = backend.robot_state().joint_positions
+    assert (a.id, support) not in backend.collisions(q, clearance_m=nearest - 0.001)
+    assert (a.id, support) in backend.collisions(q, clearance_m=nearest + 0.001)
+    assert float(np.abs(m.geom_margin).max()) == 0.0
 
 
 def test_a_simulation_that_blows_up_is_an_error_not_a_silent_reset(backend):
