@@ -203,7 +203,7 @@ def bench_ompl(queries: int) -> None:
     from skills.context import SkillContext
     from skills.errors import PathBlocked, Unreachable
     from skills.motion import CartesianPlanner, top_down_quaternion
-    from skills.planners.ompl import OmplPlanner
+    from skills.planners.ompl import CLEARANCE_M, OmplPlanner
     from tests.fakes.lego_tasks import stack_task
 
     task = stack_task(n_initial=150, n_action=1, task_id="bench-ompl-150")
@@ -215,36 +215,48 @@ def bench_ompl(queries: int) -> None:
     pos = np.array([b.position for b in backend.world_state().bricks if b.id.startswith("s")])
     lo, hi = pos.min(axis=0), pos.max(axis=0)
     quat = top_down_quaternion(0.0)
-    cart, ompl = CartesianPlanner(), OmplPlanner()
+    cart = CartesianPlanner()
     start = np.array([lo[0] - 0.06, (lo[1] + hi[1]) / 2, 0.04])
     cart.move_to(ctx, start + np.array([0.0, 0.0, 0.15]), quat)
     cart.move_to(ctx, start, quat)
     rng = np.random.default_rng(0)
-    blocked = rescued = 0
-    times: list[float] = []
-    checks: list[int] = []
-    for _ in range(queries):
-        goal = np.array([hi[0] + 0.06, rng.uniform(lo[1] - 0.02, hi[1] + 0.02), rng.uniform(0.03, float(hi[2]))])
+    goals = [np.array([hi[0] + 0.06, rng.uniform(lo[1] - 0.02, hi[1] + 0.02), rng.uniform(0.03, float(hi[2]))])
+             for _ in range(queries)]
+    blocked_goals = []
+    for goal in goals:
         try:
             cart.plan(ctx, goal, quat, True, ())
-            continue
         except (PathBlocked, Unreachable):
-            blocked += 1
-        try:
-            ompl.plan(ctx, goal, quat)
-            rescued += 1
-            times.append((ompl.last.plan_s + ompl.last.simplify_s) * 1000)
-            checks.append(ompl.last.checks)
-        except (PathBlocked, Unreachable):
-            pass
-    backend.close()
+            blocked_goals.append(goal)
     emit("ompl_scene_bricks", len(pos) + 1, "bricks")
-    emit("ompl_builtin_path_blocked", blocked, "transfers", of=queries, includes="path_blocked or unreachable")
-    emit("ompl_found_where_builtin_blocked", rescued / max(blocked, 1), "fraction", rescued=rescued, blocked=blocked)
-    if times:
-        emit("ompl_plan_time_p50", statistics.median(times), "ms", includes="plan + simplify")
-        emit("ompl_plan_time_p95", pct(times, 95), "ms")
-        emit("ompl_validity_checks_p50", statistics.median(checks), "checks")
+    emit("ompl_builtin_path_blocked", len(blocked_goals), "transfers", of=queries,
+         includes="path_blocked or unreachable")
+    # The same goals planned merely contact-free (clearance 0) and with the planner's clearance, in the same run.
+    p50: dict[float, float] = {}
+    for clearance in (0.0, CLEARANCE_M):
+        ompl = OmplPlanner(clearance_m=clearance)
+        rescued = 0
+        times: list[float] = []
+        checks: list[int] = []
+        for goal in blocked_goals:
+            try:
+                ompl.plan(ctx, goal, quat)
+                rescued += 1
+                times.append((ompl.last.plan_s + ompl.last.simplify_s) * 1000)
+                checks.append(ompl.last.checks)
+            except (PathBlocked, Unreachable):
+                pass
+        tag = dict(clearance_mm=round(clearance * 1000, 1))
+        emit("ompl_found_where_builtin_blocked", rescued / max(len(blocked_goals), 1), "fraction", rescued=rescued,
+             blocked=len(blocked_goals), **tag)
+        if times:
+            p50[clearance] = statistics.median(times)
+            emit("ompl_plan_time_p50", p50[clearance], "ms", includes="plan + simplify", **tag)
+            emit("ompl_plan_time_p95", pct(times, 95), "ms", **tag)
+            emit("ompl_validity_checks_p50", statistics.median(checks), "checks", **tag)
+    backend.close()
+    if len(p50) == 2:
+        emit("ompl_plan_time_p50_ratio_clearance_vs_none", p50[CLEARANCE_M] / p50[0.0], "x")
 
 
 def main() -> None:
