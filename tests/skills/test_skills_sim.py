@@ -375,6 +375,26 @@ def test_a_generic_program_driving_through_the_structure_stops_with_collision(
     assert any(set(final[b].connected_to) != set(connected[b]) for b in before)
 
 
+def test_after_a_collision_the_hand_can_back_away(open_session: Callable[[TaskSpec], Session]) -> None:
+    """The closed gripper driven down onto a brick stops at 213 N; the contact rings down over the next ticks (82,
+    44, 27 N). That is the same collision: charged to the next motion, it stopped go_home() before it could lift
+    the hand away (jarvis-v1 random_stack v7-00095/031 and v7-00294/006 ended stuck this way). Driving down again
+    still stops."""
+    wall = [make_brick(f"s{k:03d}", "3001", 1, 4 * (k % 3), 0, 3 * (k // 3)) for k in range(6)]
+    actions = [ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3001", 4, 0, 0, 6))]
+    s = open_session(crafted("down-on-top", wall, actions, baseplate=True))
+    centre = np.mean([b.position for b in s.backend.world_state().bricks if b.id.startswith("s")], axis=0) * 1000.0
+    g = s.generic
+    g["close_gripper"]()
+    g["move_ee"](centre[0], centre[1], 60.0)
+    with pytest.raises(Collision, match="hit s0"):
+        g["move_ee"](centre[0], centre[1], 5.0)
+    with pytest.raises(Collision, match="hit s0"):
+        g["move_ee"](centre[0], centre[1], 5.0)  # pushing on into it
+    assert g["go_home"]() == "parked"
+    assert s.backend.robot_state().ee_position[2] > 0.2
+
+
 def test_press_down_seats_a_brick_the_generic_library_set_on_the_studs(
         open_session: Callable[[TaskSpec], Session]) -> None:
     """Released on the studs it stays unclutched; the guarded press clutches it."""

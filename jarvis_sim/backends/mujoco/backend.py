@@ -99,6 +99,7 @@ class MujocoSnapshot:
     lock_armed: bool
     collision: tuple[str, str, float] | None
     reflex_n: float
+    reflex_hold_n: float | None
     ee_target: tuple[np.ndarray, np.ndarray] | None
     ee_setpoint: tuple[np.ndarray, np.ndarray] | None
 
@@ -119,6 +120,8 @@ def _weld_data(pos1: np.ndarray, quat1: np.ndarray, pos2: np.ndarray, quat2: np.
 
 
 _BAD_QACC = int(mujoco.mjtWarning.mjWARN_BADQACC)
+REFLEX_REARM_FRACTION = 0.8  # see _reflex_tick
+REFLEX_RISE_N = 5.0
 QUERY_CLEARANCE_MAX_M = 0.01  # what-if queries up to this clearance keep MuJoCo's midphase (see load)
 
 
@@ -322,6 +325,7 @@ class MujocoBackend(Backend):
         self._seating: dict[str, float] = {}
         self._lock_armed = False
         self._collision: tuple[str, str, float] | None = None
+        self._reflex_hold_n: float | None = None  # least force since the last reflex stop, until it re-arms
         self.reflex_n = self.config.contact_reflex_n
         self.q_cmd = HOME_Q.copy()
         self.limiter.reset(HOME_Q)
@@ -497,13 +501,26 @@ class MujocoBackend(Backend):
         What is knocked stays knocked; the skill reading the event raises `collision`. The threshold defaults
         to 20 N (SimConfig.contact_reflex_n), the Cartesian force thresholds libfranka's example programs
         pass to set_collision_behavior (20-25 N).
+
+        Once it has fired, the reflex re-arms when the force falls below REFLEX_REARM_FRACTION of the threshold;
+        until then it fires again only if the force rises REFLEX_RISE_N past the least it has eased to since the
+        stop. The contact rings down over the ticks after a stop (57 N, 32 N, 22 N): that is the same collision,
+        and must not be charged to the next motion, which would be stopped before it could back the hand away.
+        Pushing on into what was hit raises the force again, and stops the arm again.
         """
         if self.data.ncon == 0:
+            self._reflex_hold_n = None
             return
         force, part_name, obstacle = self.tool_contact_force()
         magnitude = math.sqrt(float(force.dot(force)))  # np.linalg.norm's own formula, without its wrapper's cost
         if magnitude <= self.reflex_n or part_name is None or obstacle is None:
+            if self._reflex_hold_n is not None and magnitude < REFLEX_REARM_FRACTION * self.reflex_n:
+                self._reflex_hold_n = None
             return
+        if self._reflex_hold_n is not None and magnitude <= self._reflex_hold_n + REFLEX_RISE_N:
+            self._reflex_hold_n = min(self._reflex_hold_n, magnitude)
+            return
+        self._reflex_hold_n = magnitude
         if self._collision is None:
             self._collision = (part_name, obstacle, magnitude)
         self.cart.clear()
@@ -1314,6 +1331,7 @@ class MujocoBackend(Backend):
             lock_armed=self._lock_armed,
             collision=self._collision,
             reflex_n=self.reflex_n,
+            reflex_hold_n=self._reflex_hold_n,
             ee_target=None if self.cart.target is None else (self.cart.target[0].copy(), self.cart.target[1].copy()),
             ee_setpoint=None if self.cart.setpoint is None else (self.cart.setpoint[0].copy(), self.cart.setpoint[1].copy()),
         )
@@ -1345,6 +1363,7 @@ class MujocoBackend(Backend):
         self._lock_armed = snapshot.lock_armed
         self._collision = snapshot.collision
         self.reflex_n = snapshot.reflex_n
+        self._reflex_hold_n = snapshot.reflex_hold_n
         self.cart.target = None if snapshot.ee_target is None else (snapshot.ee_target[0].copy(), snapshot.ee_target[1].copy())
         self.cart.setpoint = None if snapshot.ee_setpoint is None else (snapshot.ee_setpoint[0].copy(), snapshot.ee_setpoint[1].copy())
         # MuJoCo's sleep bookkeeping (which trees, bodies and dofs are awake, and their counts) is not part of the
