@@ -28,9 +28,8 @@ LIMIT_MARGIN_RAD = 0.02
 # The arm follows a streamed joint path a few millimetres off it (tracking lag at the waypoints' turns), so a
 # path planned to graze the structure knocks it (`jarvis bench detours`: round a 36-brick block, 6 of 200 detours
 # planned merely contact-free pushed bricks, 0 of 200 with this clearance). Planned states keep this far from the
-# scene; a transfer that begins or ends
-# closer than that (beside a brick, just above the table) may leave or reach that end through states that are
-# merely contact-free, within ESCAPE_RAD of it.
+# scene; a transfer that begins or ends closer than that (beside a brick, just above the table) may leave or
+# reach that end through states that are merely contact-free, within ESCAPE_RAD of it.
 CLEARANCE_M = 0.005
 ESCAPE_RAD = 0.1  # joint-space radius (Euclidean, rad) round a start or goal that is itself inside the clearance
 
