@@ -17,7 +17,7 @@ from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
 from jarvis_sim.lego.colors import color
 from jarvis_sim.lego.units import PLATE_HEIGHT_M, STUD_PITCH_M
 from jarvis_sim.tasks.spec import TaskSpec
-from skills.hand import Obstacle, struck
+from skills.hand import PAD, Obstacle, struck
 from skills.library.task import RELEASE_OPENING_MM
 
 if TYPE_CHECKING:
@@ -170,9 +170,13 @@ def grip_order(step: list[LatticeBrick], present: list[LatticeBrick], target: As
     return order
 
 
-def hand_fits(b: LatticeBrick, present: list[LatticeBrick], origin: tuple[float, float, float]) -> bool:
+def hand_fits(b: LatticeBrick, present: list[LatticeBrick], origin: tuple[float, float, float],
+              off_centre: bool = False) -> bool:
     """True when, for one grip (fingers across either pair of sides), no brick present stands where a part of the hand
-    (skills/hand.py: pads, upper fingers, the hand's body) would be while it presses this brick on and lets it go."""
+    (skills/hand.py: pads, upper fingers, the hand's body) would be while it presses this brick on and lets it go.
+
+    The skills grip a brick at its centre. `off_centre` also tries grips shifted along the pads' width in 1 mm steps,
+    as far as the pads stay on the brick (bench statics measures what such grips would add)."""
     (x, y, z), _ = brick_pose_in_world(b, origin)
     pitch = STUD_PITCH_M * 1000.0
     tips = z * 1000.0 + 1.0  # the fingertips' lowest point pressing (skills: about 2 mm above the brick's bottom)
@@ -182,8 +186,13 @@ def hand_fits(b: LatticeBrick, present: list[LatticeBrick], origin: tuple[float,
         obstacles.append(Obstacle((px * 1000.0, py * 1000.0), 0.0, (p.extent[0] * pitch / 2 - 0.3,
                                   p.extent[1] * pitch / 2 - 0.3), (pz + (p.top - p.z) * PLATE_HEIGHT_M) * 1000.0))
     ex, ey = b.extent
-    return any(not struck(x * 1000.0, y * 1000.0, yaw, (span, span + RELEASE_OPENING_MM), tips, obstacles)
-               for yaw, span in ((0.0, ey * pitch), (math.pi / 2, ex * pitch)))  # fingers closing along y, along x
+    for yaw, span, along in ((0.0, ey * pitch, ex * pitch), (math.pi / 2, ex * pitch, ey * pitch)):
+        reach = int(along / 2 - PAD.half_along_mm - 0.5) if off_centre else 0  # fingers close along y, along x
+        for off in sorted(range(-reach, reach + 1), key=abs):
+            tx, ty = x * 1000.0 + off * math.cos(yaw), y * 1000.0 + off * math.sin(yaw)
+            if not struck(tx, ty, yaw, (span, span + RELEASE_OPENING_MM), tips, obstacles):
+                return True
+    return False
 
 
 def _size(b: LatticeBrick) -> tuple[int, int]:

@@ -9,7 +9,9 @@ with a finding, then the totals: the ceiling any agent's completion has without 
 Beside it, the hand's ceiling: the action bricks the Franka hand (skills/hand.py) has room to press on and let go
 of, placed in the oracle's order (agent.agents.oracle.grip_order, which puts bricks that would be hemmed in before
 their neighbours within a manual step). A brick flanked on both sides of both grips (the pads need 10 mm beside
-it) cannot be placed by a parallel gripper in that order; place() refuses it as path_blocked.
+it) cannot be placed by a parallel gripper in that order; place() refuses it as path_blocked. Two figures say
+what else would help: grips off the brick's centre (along the pads' width), and ordering over the whole task
+instead of within each manual step.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def main() -> None:
     config = SimConfig()
     ctx = machine()
     t0 = time.perf_counter()
-    tasks = standing = actions = centre_ok = studs_ok = hand_ok = 0
+    tasks = standing = actions = centre_ok = studs_ok = hand_ok = off_centre_ok = any_order_ok = 0
     for task_id in suite_task_ids(args.suite):
         task = load_task(task_id)
         if not isinstance(task, TaskSpec):
@@ -50,6 +52,8 @@ def main() -> None:
         studs_ok += r.actions - len(r.overloaded_over_studs)
         hemmed = _hemmed_in(task)
         hand_ok += r.actions - len(hemmed)
+        off_centre_ok += r.actions - len(_hemmed_in(task, off_centre=True)) if hemmed else r.actions
+        any_order_ok += r.actions - len(_hemmed_in(task, by_step=False)) if hemmed else r.actions
         if not r.initial_stands or r.overloaded_at_centre or hemmed:
             emit("task_statics", len(r.overloaded_at_centre), "action bricks overloading the structure at centre",
                  task=task_id, initial_stands=r.initial_stands, overloaded_at_centre=r.overloaded_at_centre,
@@ -62,18 +66,27 @@ def main() -> None:
          of=actions, suite=args.suite, what="pressed over the brick's engaged studs: the ceiling of any press", **ctx)
     emit("action_bricks_hand_has_room_pct", 100.0 * hand_ok / max(actions, 1), "%", bricks=hand_ok, of=actions,
          suite=args.suite, what="the hand has room to press each on and let go, in the oracle's order", **ctx)
+    emit("action_bricks_hand_has_room_off_centre_pct", 100.0 * off_centre_ok / max(actions, 1), "%",
+         bricks=off_centre_ok, of=actions, suite=args.suite,
+         what="the same, also gripping a brick off its centre along the pads' width (place() does not)", **ctx)
+    emit("action_bricks_hand_has_room_any_order_pct", 100.0 * any_order_ok / max(actions, 1), "%",
+         bricks=any_order_ok, of=actions, suite=args.suite,
+         what="the same, in the oracle's order over the whole task instead of within each manual step", **ctx)
     emit("statics_wall_s", wall, "s", tasks=tasks, **ctx)
 
 
-def _hemmed_in(task: TaskSpec) -> list[str]:
-    """Action bricks beside which the hand has no room when they are placed in the oracle's order."""
+def _hemmed_in(task: TaskSpec, off_centre: bool = False, by_step: bool = True) -> list[str]:
+    """Action bricks beside which the hand has no room when they are placed in the oracle's order: within each manual
+    step (what the oracle does), or, with `by_step` False, over all the task's action bricks at once (supports first).
+    `off_centre` also admits grips shifted along the pads' width (oracle.hand_fits)."""
     target = task.target_assembly
     origin = task.workspace.lattice_origin
     present = list(task.initial)
+    steps = [step.brick_ids for step in task.manual_steps] if by_step else [[a.id for a in task.action_bricks]]
     out = []
-    for step in task.manual_steps:
-        for bid in grip_order([target[i] for i in step.brick_ids], present, target, origin):
-            if not hand_fits(target[bid], present, origin):
+    for ids in steps:
+        for bid in grip_order([target[i] for i in ids], present, target, origin):
+            if not hand_fits(target[bid], present, origin, off_centre):
                 out.append(bid)
             present.append(target[bid])
     return out
