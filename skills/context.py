@@ -52,6 +52,7 @@ class SkillContext:
     held_descriptor: BrickDescriptor | None = None
     held_grip_depth_mm: float = 4.5  # finger pads below the held brick's top face, from the grasp
     held_across_long: bool = False  # the fingers hold the brick across its long side (a regrasp), not its short one
+    held_offset_mm: float = 0.0  # the held brick's centre lies this far from the TCP along the pads' width (tool x)
     calls: list[SkillCallRecord] = field(default_factory=list)
     next_perception_id: int = 1
     motion: MotionPlanner | None = None

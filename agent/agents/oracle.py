@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 from agent.agents.base import AnswerTurn
 from agent.agents.registry import register_agent
 from agent.config import AgentConfig
+from jarvis_sim.backends.mujoco.scene import SimConfig
 from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
 from jarvis_sim.lego.colors import color
 from jarvis_sim.lego.units import PLATE_HEIGHT_M, STUD_PITCH_M
+from jarvis_sim.tasks.build_statics import press_point
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.hand import PAD, Obstacle, struck
 from skills.library.task import RELEASE_OPENING_MM
@@ -70,9 +72,9 @@ def locate(bricks, before, color, size, start, where):
     return nearest(bricks, color, size, start[0], start[1])
 
 
-def build(color, size, start, goal, lattice):
+def build(color, size, start, goal, lattice, press_supported=False):
     \"\"\"Pick the brick expected near `start` (mm) and place it on the build area's stud `lattice` (x, y, level,
-    rotation). After a failed attempt the brick is looked for again, near its goal (mm) first, and the attempt
+    rotation), pressed over the studs it takes from below when `press_supported`. After a failed attempt the brick is looked for again, near its goal (mm) first, and the attempt
     repeated; a brick still in the hand after a refused placement is put down first.\"\"\"
     where = start
     before = []
@@ -95,7 +97,7 @@ def build(color, size, start, goal, lattice):
             where = start
             continue
         try:
-            place_at(lattice[0], lattice[1], lattice[2], lattice[3])
+            place_at(lattice[0], lattice[1], lattice[2], lattice[3], press_supported)
             return True
         except SkillError as e:
             print("place failed:", e)
@@ -129,7 +131,10 @@ def oracle_plan(task: TaskSpec) -> str:
 def oracle_program(task: TaskSpec) -> str:
     """The whole-task program: for each manual step, each new brick is located, picked and placed at its lattice
     pose (with retries after a failed attempt, as the skills' error messages advise). Within a step, bricks beside
-    which the hand (skills/hand.py) would have no room go first while their neighbours are not yet there."""
+    which the hand (skills/hand.py) would have no room go first while their neighbours are not yet there. A brick
+    that would overload the structure pressed at its centre, but not pressed over the studs it engages, is pressed
+    there (place_at's press_supported)."""
+    config = SimConfig()
     target = task.target_assembly
     origin = task.workspace.lattice_origin
     starts = {a.id: a.start for a in task.action_bricks}
@@ -143,11 +148,14 @@ def oracle_program(task: TaskSpec) -> str:
             b = target[bid]
             start = starts[bid]
             (gx, gy, _), _ = brick_pose_in_world(b, origin)
+            present.append(b)
+            at = press_point(Assembly(present, baseplate=task.baseplate), bid, origin, task.baseplate,
+                             config.stud_clutch_n, config.press_n_per_stud)
+            press = ", press_supported=True" if isinstance(at, tuple) else ""
             lines.append(
                 f"build({color(b.color).name!r}, {_size(b)}, ({start.x * 1000:.2f}, {start.y * 1000:.2f}), "
-                f"({gx * 1000:.2f}, {gy * 1000:.2f}), ({b.x}, {b.y}, {b.z}, {b.yaw % 2}))"
+                f"({gx * 1000:.2f}, {gy * 1000:.2f}), ({b.x}, {b.y}, {b.z}, {b.yaw % 2}){press})"
             )
-            present.append(b)
     lines.append("go_home()")
     return "\n".join(lines) + "\n"
 

@@ -46,6 +46,18 @@ def _engaged_studs(asm: Assembly, brick_id: str) -> int:
     return sum(len(mine.intersection(asm[s].cells())) for s in asm.supports(brick_id))
 
 
+def press_point(asm: Assembly, brick_id: str, origin: tuple[float, float, float], baseplate: bool, stud_n: float,
+                press_n_per_stud: float) -> tuple[float, float] | bool | None:
+    """Where a brick seated in `asm` (the structure built so far) can take its seating press without overloading what
+    is below: None at its centre (where place() holds a brick), the world (x, y) m of its engaged studs' middle when
+    only there, False when nowhere."""
+    press = _engaged_studs(asm, brick_id) * press_n_per_stud
+    if press_admissible(asm, brick_id, press, origin, baseplate, stud_n, with_weight=False):
+        return None
+    at = engaged_centre(asm, brick_id, origin)
+    return at if press_admissible(asm, brick_id, press, origin, baseplate, stud_n, at=at, with_weight=False) else False
+
+
 def build_statics(task: TaskSpec, stud_n: float, press_n_per_stud: float) -> BuildStatics:
     """Check a task's initial structure, then press each action brick on in manual order (see BuildStatics)."""
     origin = task.workspace.lattice_origin
@@ -60,11 +72,10 @@ def build_statics(task: TaskSpec, stud_n: float, press_n_per_stud: float) -> Bui
     at_centre, over_studs = [], []
     for action in task.action_bricks:
         built.append(target[action.id])
-        asm = Assembly(built, baseplate=task.baseplate)
-        press = _engaged_studs(asm, action.id) * press_n_per_stud
-        if not press_admissible(asm, action.id, press, origin, task.baseplate, stud_n, with_weight=False):
+        where = press_point(Assembly(built, baseplate=task.baseplate), action.id, origin, task.baseplate, stud_n,
+                            press_n_per_stud)
+        if where is not None:
             at_centre.append(action.id)
-            at = engaged_centre(asm, action.id, origin)
-            if not press_admissible(asm, action.id, press, origin, task.baseplate, stud_n, at=at, with_weight=False):
+            if where is False:
                 over_studs.append(action.id)
     return BuildStatics(task.id, stands, len(task.action_bricks), at_centre, over_studs)

@@ -52,6 +52,7 @@ PULL_PAST_TOP_MM = 6.0  # lift beyond the grip depth by which pads sliding up a 
 PLATE_GRIP_DEPTH_MM = 1.6
 FINGERTIP_BELOW_TCP_MM = 10.0  # the tool convention of jarvis_sim.backends.base
 TIP_CLEARANCE_MM = 1.0
+PRESS_OFFSET_MIN_MM = 1.0  # place(press_supported=True): nearer the centre than this, it is pressed at its centre
 # A brick is gripped with the finger tips above the studs (1.7 mm) of whatever stands beside it at its seat: tips
 # lower would land on those studs while the brick is still being pressed, and take the press off it.
 BRICK_TIP_CLEARANCE_MM = 2.1
@@ -215,6 +216,17 @@ def _finger_room(ctx: SkillContext, brick: str, centre: np.ndarray, yaw: float, 
     return gap, nearest
 
 
+def _tool_yaw(quat: np.ndarray) -> float:
+    """Yaw of a top-down tool orientation (skills.motion.top_down_quaternion's inverse)."""
+    return 2.0 * math.atan2(float(quat[2]), float(quat[1]))
+
+
+def _offset_tool(position: np.ndarray, quat: np.ndarray, offset_mm: float) -> np.ndarray:
+    """The TCP position that leaves a brick centred at `position` `offset_mm` along the tool's x axis from the TCP."""
+    yaw = _tool_yaw(quat)
+    return position - np.array([math.cos(yaw), math.sin(yaw), 0.0]) * offset_mm / 1000.0
+
+
 def _pad_target(ctx: SkillContext, x_mm: float, y_mm: float, pad_z_mm: float) -> np.ndarray:
     """TCP position putting the finger pads' centre at a height (the TCP is between the pads)."""
     return np.array([x_mm / 1000.0, y_mm / 1000.0, pad_z_mm / 1000.0])  # heights are above the table (z = 0)
@@ -249,7 +261,9 @@ def pick(ctx: SkillContext, brick: str) -> PickResult:
     return _pick(ctx, brick, across_long=False)
 
 
-def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
+def _pick(ctx: SkillContext, brick: str, across_long: bool, offset_mm: float = 0.0) -> PickResult:
+    """pick(); `offset_mm` grips the brick off its centre: its centre ends that far from the TCP along the pads'
+    width (the tool's x axis), so that place() can press it over the studs it engages."""
     if ctx.held is not None:
         raise AlreadyHolding(f"the gripper already holds {ctx.held}; place it before picking {brick}")
     d = ctx.descriptor(brick)
@@ -261,19 +275,35 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
     above = _pad_target(ctx, plan.x_mm, plan.y_mm, d.top_z_mm + APPROACH_HEIGHT_MM)
     at = _pad_target(ctx, plan.x_mm, plan.y_mm, plan.z_mm)
     quat = top_down_quaternion(_hand_yaw(ctx, above, math.radians(plan.yaw_deg)))
-    centred = False
+    squared_yaw = None  # the hand's yaw when the centring squeeze squared the brick up
     if not d.in_structure and _room_to_centre(ctx, d, plan):
         try:
-            centred = _centre_between_fingers(ctx, d, plan, above, at, across_long)
+            squared_yaw = _centre_between_fingers(ctx, d, plan, above, at, across_long)
         except (PathBlocked, Unreachable):
-            centred = False  # the hand cannot turn that way here: grasp as perceived
+            squared_yaw = None  # the hand cannot turn that way here: grasp as perceived
+    centred = squared_yaw is not None
     if not centred:
         # phase: approach, fingers opened only as wide as the grasp needs (neighbours stay clear)
+        above, at = _offset_tool(above, quat, offset_mm), _offset_tool(at, quat, offset_mm)
         ctx.backend.set_gripper(closed=False, width_m=plan.opening_mm / 1000.0)
         wait_gripper(ctx)
         _transfer(ctx, above, quat, check_collisions=True)
         # phase: descend (the target brick itself is expected between the fingers)
         ctx.motion.move_to(ctx, at, quat, speed=0.05, check_collisions=False)
+    elif offset_mm:
+        # The opened fingers straddle the centred brick's sides: sliding along them to the grip point is free. The
+        # slide follows the brick's axis as the squeeze left it (square to the squeezing hand), not the yaw from
+        # perception (4 degrees off measured: 8 mm along that put the grip 0.6 mm off the brick's centreline).
+        # The hand turns to that axis first: pads closing a few degrees across a brick off its centre squeeze it at
+        # two corners and hold it skewed, its centre half a millimetre off the TCP's line.
+        assert squared_yaw is not None
+        axis = squared_yaw + math.pi / 2
+        if math.cos(axis - _tool_yaw(ctx.backend.robot_state().ee_quaternion)) < 0.0:
+            axis += math.pi
+        quat = top_down_quaternion(axis)
+        ctx.motion.move_to(ctx, at, quat, speed=0.05, check_collisions=False)
+        above, at = _offset_tool(above, quat, offset_mm), _offset_tool(at, quat, offset_mm)
+        ctx.motion.move_to(ctx, at, quat, speed=0.02, check_collisions=False)
     quat = ctx.backend.robot_state().ee_quaternion  # lift without turning the hand
     # phase: close (until the fingers stop moving) and verify attachment
     _settle(ctx, at)
@@ -302,6 +332,7 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool) -> PickResult:
         ctx.backend.set_gripper(closed=True, force_n=GRIP_FORCE_N)  # off the studs: the ordinary grip carries it
     ctx.held, ctx.held_descriptor, ctx.held_across_long = brick, d, across_long
     ctx.held_grip_depth_mm = d.top_z_mm - plan.z_mm
+    ctx.held_offset_mm = offset_mm
     return PickResult(brick=brick, grasp=plan, lifted_to_mm=round(float(above[2]) * 1000.0, 1))
 
 
@@ -367,14 +398,15 @@ def _room_to_centre(ctx: SkillContext, d: BrickDescriptor, plan: GraspPlan) -> b
 
 
 def _centre_between_fingers(ctx: SkillContext, d: BrickDescriptor, plan: GraspPlan, above: np.ndarray,
-                            at: np.ndarray, across_long: bool) -> bool:
+                            at: np.ndarray, across_long: bool) -> float | None:
     """Square a loose brick up under the TCP before the holding grasp, leaving open fingers across its short side.
 
     The fingers centre a brick only across their closing direction; along the pads it stays wherever perception
     put it (about half a millimetre off, enough to land a small brick on a neighbour's edge). Closing first
     across the other side, then turning the opened fingers a quarter turn about the brick, centres both axes.
-    Returns False (fingers open above the brick) when the first squeeze closed on nothing: the brick is not
-    where perception put it, and the ordinary grasp reports that.
+    Returns the hand's yaw during the first squeeze, which squared the brick up to it; None (fingers open above
+    the brick) when that squeeze closed on nothing: the brick is not where perception put it, and the ordinary
+    grasp reports that.
     """
     assert ctx.motion is not None
     yaw = math.radians(plan.yaw_deg)
@@ -390,9 +422,10 @@ def _centre_between_fingers(ctx: SkillContext, d: BrickDescriptor, plan: GraspPl
     wait_gripper(ctx)
     if squeezed < _grip_span_mm(d, not across_long) - 2.5:
         ctx.motion.move_to(ctx, above, quat_first, speed=0.1, check_collisions=False)
-        return False
+        return None
+    squared = _tool_yaw(ctx.backend.robot_state().ee_quaternion)
     ctx.motion.move_to(ctx, at, top_down_quaternion(_hand_yaw(ctx, at, yaw)), speed=0.05, check_collisions=False)
-    return True
+    return squared
 
 
 def _transit_height(ctx: SkillContext) -> float:
@@ -421,7 +454,7 @@ def _transfer(ctx: SkillContext, target: np.ndarray, quat: np.ndarray, check_col
 
 
 @skill("task")
-def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
+def place(ctx: SkillContext, pose: Pose, press_supported: bool = False) -> PlaceResult:
     """Place the held brick so that its top-face centre ends at `pose` (mm) with yaw `pose.yaw_deg`.
 
     Use placement(...) to compute a pose on studs. Moves above the target, descends vertically,
@@ -429,12 +462,47 @@ def place(ctx: SkillContext, pose: Pose) -> PlaceResult:
     brick is seated: it seats only when it comes down within a fraction of a millimetre of the studs. When bricks
     beside the target leave the fingers no room, the brick is first set down and gripped across its other
     side; path_blocked when neither side has room (place it before its neighbours).
+    press_supported: press over the studs the brick takes from the bricks below it (as perceived) instead of at
+    its centre, for a brick overhanging its support: pressed at its centre, it levers on what holds it. The brick
+    is then set down and gripped again off its centre first, as far along its length as the fingers allow.
     Raises nothing_held, placement_occupied, unreachable, path_blocked or placement_failed.
     """
-    return _place(ctx, pose, SEATED_TOLERANCE_MM)
+    if not isinstance(press_supported, bool):
+        raise InvalidArgument(f"press_supported must be True or False, not {press_supported!r}")
+    if ctx.held_descriptor is None:
+        raise NothingHeld("the gripper holds nothing: pick(brick) first")
+    press_at = _supported_centre(ctx, pose, ctx.held_descriptor) if press_supported else None
+    return _place(ctx, pose, SEATED_TOLERANCE_MM, press_at)
 
 
-def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float) -> PlaceResult:
+def _supported_centre(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tuple[float, float] | None:
+    """The middle (x, y mm) of the held brick's studs, placed at `pose`, that stand over a perceived brick whose top is
+    the placed brick's bottom; None when none does (on the ground every stud is supported: its centre)."""
+    bottom = pose.z_mm - height_mm(height_kind(held))
+    supports = [d for pid, d in ctx.perceived.descriptors.items()
+                if pid != ctx.held and abs(d.top_z_mm - bottom) < 1.0]
+    yaw = math.radians(pose.yaw_deg)
+    along, across = np.array([math.cos(yaw), math.sin(yaw)]), np.array([-math.sin(yaw), math.cos(yaw)])
+    taken = []
+    for i in range(held.size[0]):
+        for j in range(held.size[1]):
+            stud = (np.array([pose.x_mm, pose.y_mm]) + ((i - (held.size[0] - 1) / 2) * along
+                                                        + (j - (held.size[1] - 1) / 2) * across) * PITCH_MM)
+            for d in supports:
+                dyaw = math.radians(d.yaw_deg)
+                rel = stud - (d.x_mm, d.y_mm)
+                if (abs(rel @ (math.cos(dyaw), math.sin(dyaw))) < d.size[0] * PITCH_MM / 2
+                        and abs(rel @ (-math.sin(dyaw), math.cos(dyaw))) < d.size[1] * PITCH_MM / 2):
+                    taken.append(stud)
+                    break
+    if not taken:
+        return None
+    x, y = np.mean(taken, axis=0)
+    return float(x), float(y)
+
+
+def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
+           press_at: tuple[float, float] | None = None) -> PlaceResult:
     """place(), with the in-plane distance from `pose` within which the brick counts as where it should be."""
     if ctx.held is None or ctx.held_descriptor is None:
         raise NothingHeld("the gripper holds nothing: pick(brick) first")
@@ -442,22 +510,27 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float) -> PlaceResult:
     span_mm = _grip_span_mm(held, ctx.held_across_long)
     if abs(_gripper_width_mm(ctx) - span_mm) > 2.5:  # closed on nothing, or opened
         brick = ctx.held
-        ctx.held, ctx.held_descriptor, ctx.held_across_long = None, None, False
+        _let_go(ctx)
         raise GraspFailed(f"{brick} is no longer between the fingers (it slipped after the pick); observe() to "
                           "find it, then pick it again")
     _check_free(ctx, pose, held)
     gripper_yaw = _free_gripper_yaw(ctx, pose, held)
     if gripper_yaw is None:
         gripper_yaw = _regrasp_for(ctx, pose)
-        held = ctx.held_descriptor
-        span_mm = _grip_span_mm(held, ctx.held_across_long)
+    hand_yaw = None
+    if press_at is not None:
+        hand_yaw = _grip_to_press_at(ctx, pose, gripper_yaw, press_at)
+    held = ctx.held_descriptor
+    assert held is not None
+    span_mm = _grip_span_mm(held, ctx.held_across_long)
     grip_depth = ctx.held_grip_depth_mm
     above = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + APPROACH_HEIGHT_MM)
-    quat = top_down_quaternion(_hand_yaw(ctx, above, gripper_yaw))
+    quat = top_down_quaternion(_hand_yaw(ctx, above, gripper_yaw) if hand_yaw is None else hand_yaw)
     near = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth + 4.0)
     # The descent may go on below the seat: a well aligned brick can slide down the studs before the press force
     # builds up, and must then be pressed onto its support. The press stops on force long before this depth.
     seat = _pad_target(ctx, pose.x_mm, pose.y_mm, pose.z_mm - grip_depth - PRESS_BELOW_SEAT_MM)
+    above, near, seat = (_offset_tool(p, quat, ctx.held_offset_mm) for p in (above, near, seat))
     assert ctx.motion is not None
     # phase: transfer above the target at a safe height, then descend to just above the studs
     _transfer(ctx, above, quat, check_collisions=False)
@@ -485,7 +558,7 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float) -> PlaceResult:
     aside[1] -= VERIFY_ASIDE_M
     ctx.motion.move_to(ctx, aside, quat, speed=0.25, check_collisions=False)
     brick = ctx.held
-    ctx.held, ctx.held_descriptor, ctx.held_across_long = None, None, False
+    _let_go(ctx)
     # phase: verify
     found = _find_near(ctx, held, pose)
     if found is None:  # the arm may still hide it (part of a brick reads as a smaller one): look from the park pose
@@ -504,16 +577,17 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float) -> PlaceResult:
 
 
 @skill("task")
-def place_on(ctx: SkillContext, support: str, stud_x: int, stud_y: int, rotation: int = 0) -> PlaceResult:
+def place_on(ctx: SkillContext, support: str, stud_x: int, stud_y: int, rotation: int = 0,
+             press_supported: bool = False) -> PlaceResult:
     """Place the held brick on `support` with its footprint corner over stud (stud_x, stud_y).
 
-    Same stud convention as placement(). Equivalent to place(placement(support, held, ...).pose).
+    Same stud convention as placement(). Equivalent to place(placement(support, held, ...).pose, press_supported).
     """
     if ctx.held is None or ctx.held_descriptor is None:
         raise NothingHeld("the gripper holds nothing: pick(brick) first")
     if rotation not in (0, 1, 2, 3):
         raise InvalidArgument(f"rotation must be 0, 1, 2 or 3 quarter turns, not {rotation}")
-    return place(ctx, _placement_pose(ctx, support, ctx.held_descriptor, stud_x, stud_y, rotation))
+    return place(ctx, _placement_pose(ctx, support, ctx.held_descriptor, stud_x, stud_y, rotation), press_supported)
 
 
 def _placement_pose(ctx: SkillContext, support: str, brick: BrickDescriptor, stud_x: int, stud_y: int,
@@ -527,9 +601,11 @@ def _placement_pose(ctx: SkillContext, support: str, brick: BrickDescriptor, stu
 
 
 @skill("task")
-def place_at(ctx: SkillContext, stud_x: int, stud_y: int, level: int, rotation: int = 0) -> PlaceResult:
+def place_at(ctx: SkillContext, stud_x: int, stud_y: int, level: int, rotation: int = 0,
+             press_supported: bool = False) -> PlaceResult:
     """Place the held brick on the build area's stud lattice: footprint corner at (stud_x, stud_y), its
-    bottom `level` plates above level 0 (a brick is 3 plates tall), turned `rotation` quarter turns.
+    bottom `level` plates above level 0 (a brick is 3 plates tall), turned `rotation` quarter turns;
+    press_supported as in place().
 
     Coordinates count studs along world x and y from the build area's corner given in the task.
     The studs below must exist (a brick or the ground at level 0), or the brick will not be seated.
@@ -543,7 +619,7 @@ def place_at(ctx: SkillContext, stud_x: int, stud_y: int, level: int, rotation: 
     held = ctx.held_descriptor
     pose = ground_placement_pose(ctx.workspace, held.size, height_kind(held),
                                  stud_x, stud_y, rotation)
-    return place(ctx, pose.model_copy(update={"z_mm": round(pose.z_mm + level * PLATE_MM, 3)}))
+    return place(ctx, pose.model_copy(update={"z_mm": round(pose.z_mm + level * PLATE_MM, 3)}), press_supported)
 
 
 @skill("task")
@@ -611,6 +687,56 @@ def _regrasp_for(ctx: SkillContext, pose: Pose) -> float:
     return _gripper_yaw(ctx, pose.yaw_deg)
 
 
+def _grip_to_press_at(ctx: SkillContext, pose: Pose, gripper_yaw: float, press_at: tuple[float, float]) -> float | None:
+    """Grip the held brick so that the TCP, where the press goes through, comes as near `press_at` as the fingers
+    allow along the brick (set down and picked again off its centre when the present grip does not do it).
+    Returns the hand yaw that brings the TCP there, or None to press at the centre: press_at lies within a
+    millimetre of it, or the hand has no room at the offset."""
+    held = ctx.held_descriptor
+    assert held is not None and ctx.held is not None
+    along = np.array([math.cos(gripper_yaw), math.sin(gripper_yaw)])
+    reach = held.size[1 if ctx.held_across_long else 0] * PITCH_MM / 2 - PAD.half_along_mm - 0.5
+    t = float(np.clip(np.dot(np.array(press_at) - (pose.x_mm, pose.y_mm), along), -reach, reach))
+    if abs(t) < PRESS_OFFSET_MIN_MM and not ctx.held_offset_mm:
+        return None
+    tool = pose.model_copy(update={"x_mm": pose.x_mm + t * along[0], "y_mm": pose.y_mm + t * along[1]})
+    if abs(abs(ctx.held_offset_mm) - abs(t)) < PRESS_OFFSET_MIN_MM / 2:  # already gripped there
+        return _yaw_pressing_at(ctx, pose, tool)
+    if _finger_blockers(ctx, tool, held, gripper_yaw, _grip_span_mm(held, ctx.held_across_long)):
+        return None
+    # Of the hand's two yaws pressing there, the one farther from joint 7's limits; the grip's sign follows.
+    above = _pad_target(ctx, tool.x_mm, tool.y_mm, pose.z_mm + APPROACH_HEIGHT_MM)
+    preferred = _hand_yaw(ctx, above, gripper_yaw)
+    offset_mm = -t * math.cos(preferred - gripper_yaw)
+    across_long = ctx.held_across_long
+    put = put_down(ctx)
+    go_home(ctx)  # out of the camera's view: the hand beside the brick hides half of it
+    again = _find_near(ctx, held, put.pose)
+    if again is None:
+        raise PlacementFailed(f"{put.brick}, set down to be gripped off its centre, is no longer near "
+                              f"({put.pose.x_mm:.1f}, {put.pose.y_mm:.1f}) mm; observe() to find it")
+    _pick(ctx, again.id, across_long=across_long, offset_mm=offset_mm)
+    return _yaw_pressing_at(ctx, pose, tool)
+
+
+def _yaw_pressing_at(ctx: SkillContext, pose: Pose, tool: Pose) -> float:
+    """The hand yaw, of those turning the held brick onto `pose`'s yaw (a half turn apart, or a quarter for a square
+    brick), that puts the TCP nearest `tool` with the brick centred on `pose` (the grip is ctx.held_offset_mm off the
+    brick's centre along the tool's x axis)."""
+    assert ctx.held_descriptor is not None
+    base = _gripper_yaw(ctx, pose.yaw_deg)
+    turns = 4 if ctx.held_descriptor.size[0] == ctx.held_descriptor.size[1] else 2
+    candidates = [base + k * 2 * math.pi / turns for k in range(turns)]
+    h = ctx.held_offset_mm
+    return min(candidates, key=lambda yaw: math.hypot(pose.x_mm - h * math.cos(yaw) - tool.x_mm,
+                                                      pose.y_mm - h * math.sin(yaw) - tool.y_mm))
+
+
+def _let_go(ctx: SkillContext) -> None:
+    """Forget the held brick (after a release, or when it slipped out)."""
+    ctx.held, ctx.held_descriptor, ctx.held_across_long, ctx.held_offset_mm = None, None, False, 0.0
+
+
 def _finger_blockers(ctx: SkillContext, pose: Pose, held: BrickDescriptor, gripper_yaw: float,
                      span_mm: float) -> list[str]:
     """Perceived bricks that some part of the hand (skills/hand.py: pads, upper fingers, the hand's body) would hit
@@ -647,8 +773,7 @@ def _hand_yaw(ctx: SkillContext, position: np.ndarray, yaw: float) -> float:
     the one leaving joint 7 farthest from its limits (a yaw near a limit stalls the hand short of it), else the
     one nearest the hand's present yaw."""
     state = ctx.backend.robot_state()
-    q = state.ee_quaternion
-    now = 2.0 * math.atan2(float(q[2]), float(q[1]))
+    now = _tool_yaw(state.ee_quaternion)
     near = yaw + math.pi * math.floor((now - yaw) / math.pi + 0.5)
     best, best_q7 = near, math.inf
     for candidate in (near, near - math.pi, near + math.pi):

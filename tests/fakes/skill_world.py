@@ -104,15 +104,17 @@ class SkillWorld:
         self.scene[brick] = old.model_copy(update={"x_mm": pose.x_mm, "y_mm": pose.y_mm, "top_z_mm": pose.z_mm, "in_structure": True})
         return PlaceResult(brick=brick, pose=pose, error_mm=0.4, seated=True)
 
-    def place(self, pose: Pose) -> PlaceResult:
-        return self._release(pose)
+    def place(self, pose: Pose, press_supported: bool = False) -> PlaceResult:
+        return self._release(pose)  # where the press goes does not change where a brick lies in this scene
 
-    def place_on(self, support: str, stud_x: int, stud_y: int, rotation: int = 0) -> PlaceResult:
+    def place_on(self, support: str, stud_x: int, stud_y: int, rotation: int = 0,
+                 press_supported: bool = False) -> PlaceResult:
         if self.held is None:
             raise NothingHeld("the gripper holds no brick")
         return self._release(self.placement(support, self.held, stud_x, stud_y, rotation).pose)
 
-    def place_at(self, stud_x: int, stud_y: int, level: int, rotation: int = 0) -> PlaceResult:
+    def place_at(self, stud_x: int, stud_y: int, level: int, rotation: int = 0,
+                 press_supported: bool = False) -> PlaceResult:
         pose = Pose(x_mm=CORNER_MM[0] + STUD_MM * stud_x, y_mm=CORNER_MM[1] + STUD_MM * stud_y,
                     z_mm=3.2 * level + BRICK_MM, yaw_deg=90.0 * (rotation % 2))
         return self._release(pose)

@@ -61,7 +61,8 @@ def test_api_text_lists_every_skill_with_signature_and_docstring(lib: str) -> No
 def test_api_text_of_one_skill_shows_types_and_defaults() -> None:
     (spec,) = [s for s in registry.library("task") if s.name == "place_on"]
     head = spec.api_text().splitlines()[0]
-    assert head == "place_on(support: str, stud_x: int, stud_y: int, rotation: int = 0) -> PlaceResult"
+    assert head == ("place_on(support: str, stud_x: int, stud_y: int, rotation: int = 0, press_supported: bool = False)"
+                    " -> PlaceResult")
 
 
 def test_unknown_library_names_the_valid_ones() -> None:

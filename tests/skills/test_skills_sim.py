@@ -14,6 +14,7 @@ from jarvis_sim.backends.base import Backend, make_backend
 from jarvis_sim.lego.assembly import make_brick
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
+from jarvis_sim.lego.statics import engaged_centre
 from jarvis_sim.tasks.spec import ActionBrick, ManualStep, Perturbation, TablePose, TaskSpec, Workspace
 from skills.context import SkillContext
 from skills.errors import (
@@ -510,3 +511,36 @@ def test_place_regrasps_when_the_upper_fingers_would_strike_a_taller_neighbour(
     assert all(c.ok for c in s.ctx.calls)
     for b, before in column.items():
         assert np.linalg.norm(s.truth(b)[0] - before) < 0.3, f"{b} was knocked"
+
+
+def test_place_presses_an_overhanging_brick_over_the_studs_it_engages(
+        open_session: Callable[[TaskSpec], Session]) -> None:
+    """place(press_supported=True): a 1x4 taking two studs of a 2x4 and overhanging by two is set down, gripped again
+    off its centre, and pressed over the two studs it takes (the TCP is there while the press lasts); it seats."""
+    initial = [make_brick("s000", "3001", 1, 4, 4, 0)]
+    actions = [ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3010", 4, 6, 4, 3))]
+    task = crafted("overhang", initial, actions, baseplate=True)
+    s = open_session(task)
+    at = engaged_centre(task.target_assembly, "a00", task.workspace.lattice_origin)
+    press = (at[0] * 1000.0, at[1] * 1000.0)
+    target = np.asarray(task.target_world_pose("a00")[0]) * 1000.0
+    assert math.hypot(press[0] - target[0], press[1] - target[1]) > 7.0  # the engaged studs are off the centre
+    s["pick"](s.seen_as(s.look(), "a00")["id"])
+    lowest: list[tuple[float, float, float]] = []
+
+    def tcp() -> None:
+        p = s.backend.robot_state().ee_position * 1000.0
+        over_target = math.hypot(p[0] - target[0], p[1] - target[1]) < 20.0  # not where it is set down to regrip
+        if over_target and s.backend.held_brick() == "a00" and (not lowest or p[2] < lowest[0][2]):
+            lowest[:] = [(float(p[0]), float(p[1]), float(p[2]))]
+
+    watch_every_tick(s.backend, tcp)
+    placed = s["place_at"](6, 4, 3, 0, press_supported=True)
+    assert placed["seated"] and placed["error_mm"] < 1.0
+    assert math.hypot(lowest[0][0] - press[0], lowest[0][1] - press[1]) < 1.5, (lowest, press)
+    pos, partners = s.truth("a00")
+    assert partners == ["s000"] and math.hypot(pos[0] - target[0], pos[1] - target[1]) < 0.6
+
+    s["pick"](placed["brick"])
+    with pytest.raises(InvalidArgument, match="press_supported"):
+        s["place"](placed["pose"], press_supported="left")
