@@ -75,7 +75,7 @@ def locate(bricks, before, color, size, start, where):
 def build(color, size, start, goal, lattice, press_supported=False):
     \"\"\"Pick the brick expected near `start` (mm) and place it on the build area's stud `lattice` (x, y, level,
     rotation), pressed over the studs it takes from below when `press_supported`. After a failed attempt the brick is looked for again, near its goal (mm) first, and the attempt
-    repeated; a brick still in the hand after a refused placement is put down first.\"\"\"
+    repeated; a brick still in the hand after a refused placement is put down first and looked for where it was put.\"\"\"
     where = start
     before = []
     for attempt in range({MAX_TRIES}):
@@ -104,7 +104,8 @@ def build(color, size, start, goal, lattice, press_supported=False):
             where = goal
             if e.kind in ("placement_occupied", "unreachable", "path_blocked", "collision"):
                 try:
-                    put_down()  # still in the hand: set it aside, then try again
+                    spot = put_down()  # still in the hand: set it aside, then try again from where it now lies
+                    start = (spot.pose.x_mm, spot.pose.y_mm)
                 except SkillError as e2:
                     print("put down failed:", e2)
                 where = start
