@@ -7,11 +7,12 @@
   and matched to ground-truth top faces by position only to score them.
 - One pick-and-place (pick + place_at, with place's verifying observation) in a ~75-brick scene: median wall
   time, quoted against the same pick-and-place in a 3-brick scene measured in this run.
-- `--oracle SUITE`: the oracle on a suite through agent.batch.run_batch; share of action bricks complete,
+- `--oracle SUITE`: the oracle on a suite through agent.batch.run_batch; share of action bricks complete (of all,
+  and of those the oracle does not leave out as statically unbuildable: agent.agents.oracle.build_order),
   placement error over matched bricks, grasp success, undisturbed initial structures, and every failure.
 
     jarvis bench skills [--suite jarvis-v1] [--limit N] [--repeat 3] [--oracle jarvis-mini --workers 1 --out DIR]
-    jarvis bench skills --only oracle --oracle jarvis-v1
+    jarvis bench skills --only oracle --oracle jarvis-v1 [--oracle-agent careful_oracle]
 """
 
 from __future__ import annotations
@@ -299,8 +300,9 @@ def undisturbed(record: Any, task: TaskSpec, tol_m: float = 0.001) -> tuple[bool
     return worst <= tol_m, worst * 1000.0
 
 
-def oracle_figures(suite: str, workers: int, out: Path | None) -> None:
-    """Run the oracle on a suite through the batch runner and summarise placement quality and failures."""
+def oracle_figures(suite: str, workers: int, out: Path | None, agent: str = "oracle") -> None:
+    """Run the oracle (or the careful oracle) on a suite through the batch runner and summarise placement quality
+    and failures."""
     from agent.batch import run_batch
     from agent.config import AgentConfig
     from agent.run_store import RunConfig
@@ -308,7 +310,7 @@ def oracle_figures(suite: str, workers: int, out: Path | None) -> None:
     root = out or Path(tempfile.mkdtemp(prefix="bench-skills-oracle-"))
     records: list[Any] = []
     t0 = time.perf_counter()
-    run_batch(RunConfig(suite=suite, agent=AgentConfig(name="oracle")), root, workers=workers,
+    run_batch(RunConfig(suite=suite, agent=AgentConfig(name=agent)), root, workers=workers,
               on_record=lambda r, _p: records.append(r))
     wall = time.perf_counter() - t0
     if not records:  # a resumed run whose episodes were all done: read them back
@@ -316,7 +318,9 @@ def oracle_figures(suite: str, workers: int, out: Path | None) -> None:
 
         lines = (root / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
         records = [EpisodeRecord.model_validate_json(x) for x in lines if x.strip()]
-    required = complete = 0
+    from agent.agents.oracle import build_order
+
+    required = complete = left_out = left_out_seated = 0
     plane, yaw = [], []
     picks = picks_ok = 0
     calm = []
@@ -327,13 +331,18 @@ def oracle_figures(suite: str, workers: int, out: Path | None) -> None:
         details = rec.score_details or {}
         required += int(details.get("n_required", len(task.action_bricks)))
         complete += int(details.get("n_complete", 0))
+        skipped = {bid for step, bid, _ in build_order(task, agent == "careful_oracle") if step is None}
+        left_out += len(skipped)
         for b in details.get("bricks", []):
+            left_out_seated += int(b.get("target") in skipped and bool(b.get("complete")))
             if b.get("matched") is not None and b.get("plane_error_mm") is not None:
                 plane.append(float(b["plane_error_mm"]))
                 yaw.append(float(b["yaw_error_deg"]))
             if not b.get("complete"):
                 failures.append({"task": rec.task_id, "brick": b.get("target"), "problems": b.get("problems"),
-                                 "plane_error_mm": b.get("plane_error_mm"), "level_error_mm": b.get("level_error_mm")})
+                                 "plane_error_mm": b.get("plane_error_mm"), "level_error_mm": b.get("level_error_mm"),
+                                 **({"cause": "left out: its seating press would break the structure (statics), "
+                                              "or it rests on such a brick"} if b.get("target") in skipped else {})})
         calls = [c for r in rec.rounds for c in r.skill_calls]
         for c in calls:
             if c.name == "pick":
@@ -349,8 +358,10 @@ def oracle_figures(suite: str, workers: int, out: Path | None) -> None:
                              "disturbed": details.get("disturbed", [])[:10]})
         if rec.status != "done":
             failures.append({"task": rec.task_id, "status": rec.status, "error": (rec.error or "")[:240]})
-    ctx = {"suite": suite, "episodes": len(records), "run_dir": str(root), **machine()}
+    ctx = {"suite": suite, "agent": agent, "episodes": len(records), "run_dir": str(root), **machine()}
     emit("oracle_complete_ratio", complete / max(1, required), "ratio", bricks=required, target=">= 0.97", **ctx)
+    emit("oracle_complete_ratio_of_attempted", (complete - left_out_seated) / max(1, required - left_out), "ratio",
+         bricks=required - left_out, left_out=left_out, **ctx)
     emit("oracle_place_err_median_mm", median(plane), "mm", p90=round(percentile(plane, 90), 3), matched=len(plane),
          target="<= 1", **ctx)
     emit("oracle_yaw_err_median_deg", median(yaw), "deg", p90=round(percentile(yaw, 90), 3), target="<= 1", **ctx)
@@ -369,6 +380,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="only the first N tasks of --suite")
     ap.add_argument("--repeat", type=int, default=3, help="pick-and-place repetitions per scene size")
     ap.add_argument("--oracle", metavar="SUITE", default=None, help="also run the oracle on this suite")
+    ap.add_argument("--oracle-agent", choices=("oracle", "careful_oracle"), default="oracle",
+                    help="careful_oracle leaves out the bricks whose seating press would break the structure")
     ap.add_argument("--workers", type=int, default=1, help="worker processes for the oracle run (0: in-process)")
     ap.add_argument("--out", type=Path, default=None, help="run directory of the oracle run (default: a temp dir)")
     ap.add_argument("--only", choices=("perception", "pick_place", "oracle"), default=None,
@@ -385,7 +398,7 @@ def main() -> None:
     if args.only in (None, "pick_place"):
         pick_place_figures(args.repeat)
     if args.oracle and args.only in (None, "oracle"):
-        oracle_figures(args.oracle, args.workers, args.out)
+        oracle_figures(args.oracle, args.workers, args.out, args.oracle_agent)
 
 
 if __name__ == "__main__":
