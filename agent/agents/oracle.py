@@ -165,7 +165,7 @@ def oracle_program(task: TaskSpec, leave_out_unbuildable: bool = False) -> str:
     if left_out:
         lines.append("# Left out: their seating press would break the structure (StableLego statics), or they rest")
         lines.append("# on such a brick.")
-        lines += [f"print('left out: {name}')" for name in left_out]
+        lines += [f"print({'left out: ' + name!r})" for name in left_out]
     lines.append("go_home()")
     return "\n".join(lines) + "\n"
 
