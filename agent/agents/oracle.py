@@ -254,6 +254,7 @@ class OracleAgent:
     """Privileged upper bound: one program written from the target, run in the sandbox."""
 
     privileged = True
+    leave_out_unbuildable = False  # build_order's choice: the careful oracle leaves statically unbuildable bricks out
 
     def __init__(self, config: AgentConfig):
         if config.library != "task":
@@ -263,8 +264,6 @@ class OracleAgent:
     def plan_assembly(self, episode: PlanningEpisode) -> AnswerTurn:
         """The exact plan, written from the target (the planning table's ceiling)."""
         return AnswerTurn(text=oracle_plan(episode.ground_truth_task()))
-
-    leave_out_unbuildable = False
 
     def run_assembly(self, episode: AssemblyEpisode) -> None:
         """Write the program from the ground truth and run it once."""

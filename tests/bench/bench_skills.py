@@ -319,7 +319,9 @@ def oracle_figures(suite: str, workers: int, out: Path | None, agent: str = "ora
         lines = (root / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
         records = [EpisodeRecord.model_validate_json(x) for x in lines if x.strip()]
     from agent.agents.oracle import build_order
+    from agent.agents.registry import agent_factory
 
+    leaves_out = bool(getattr(agent_factory(agent), "leave_out_unbuildable", False))
     required = complete = left_out = left_out_seated = 0
     plane, yaw = [], []
     picks = picks_ok = 0
@@ -331,7 +333,7 @@ def oracle_figures(suite: str, workers: int, out: Path | None, agent: str = "ora
         details = rec.score_details or {}
         required += int(details.get("n_required", len(task.action_bricks)))
         complete += int(details.get("n_complete", 0))
-        skipped = {bid for step, bid, _ in build_order(task, agent == "careful_oracle") if step is None}
+        skipped = {bid for step, bid, _ in build_order(task, leaves_out) if step is None}
         left_out += len(skipped)
         for b in details.get("bricks", []):
             left_out_seated += int(b.get("target") in skipped and bool(b.get("complete")))
