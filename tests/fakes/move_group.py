@@ -148,7 +148,10 @@ class FakeMoveGroup:
             return E.START_STATE_IN_COLLISION, None, time.perf_counter() - t0
         if not free(goal):
             return E.GOAL_IN_COLLISION, None, time.perf_counter() - t0
-        path = self._rrt_connect(start, goal, free, float(req.allowed_planning_time) or self.time_limit_s)
+        # Seeded per request (as skills/planners/ompl.py seeds its plans): an unseeded RRT-Connect drew a different
+        # detour each run, and with no clearance (the client sends no link padding) one in a few grazed the wall.
+        path = self._rrt_connect(start, goal, free, float(req.allowed_planning_time) or self.time_limit_s,
+                                 seed=len(self.received))
         if path is None:
             return E.PLANNING_FAILED, None, time.perf_counter() - t0
         return E.SUCCESS, self._trajectory(path), time.perf_counter() - t0
@@ -175,11 +178,14 @@ class FakeMoveGroup:
         return boxes, held, held_in_tcp
 
     @staticmethod
-    def _rrt_connect(start: np.ndarray, goal: np.ndarray, free: Any, time_limit_s: float) -> list[np.ndarray] | None:
+    def _rrt_connect(start: np.ndarray, goal: np.ndarray, free: Any, time_limit_s: float,
+                     seed: int) -> list[np.ndarray] | None:
         from ompl import base as ob
         from ompl import geometric as og
         from ompl import util as ou
 
+        ou.setLogLevel(ou.LOG_NONE)  # OMPL logs an error when reseeded after its first sample; the seed still holds
+        ou.RNG.setSeed(seed + 1)
         ou.setLogLevel(ou.LOG_WARN)
         space = ob.RealVectorStateSpace(7)
         bounds = ob.RealVectorBounds(7)
