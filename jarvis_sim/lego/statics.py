@@ -9,8 +9,12 @@ table) may exert on the upper brick:
 - at every contact point of every engaged stud (3 under a brick at least 2 wide, 4 under a 1-wide one, each at its
   own offset from the stud centre: jarvis_sim/lego/clutch_model.py, the one source of these figures), a friction
   force holding it down, between 0 and T per point;
-- the support's push up anywhere on the engaged region: forces of any size >= 0 at the region's corners (the
-  support's top face carries the upper brick's rim there, the lever that clutch_model's prying capacity uses);
+- the support's push up, of any size >= 0, at those same contact points: StableLego's analysis puts each point's
+  normal force where its friction acts, so a prying moment pivots on the outermost points. With that lever this test
+  gives StableLego's own verdicts on its public test structures (tests/jarvis_sim/lego/test_stablelego.py: the
+  19-level stairs stand, the 20-level ones need 1.005 T and collapse). `bear_on_points=False` lets the support bear
+  anywhere on the engaged region instead (its corners: the rim lever of clutch_model's prying capacity, which
+  matches Funes' measured joints better for one stud but lets the 20-level stairs stand at 0.62 T);
 - in-plane shear and torsion, carried by the studs bearing on the tubes, without limit (StableLego's horizontal
   knob forces are unbounded too: a connection is never sheared off by itself).
 A brick standing on the bare table is a ground connection without studs: it can only be pushed up.
@@ -20,7 +24,7 @@ bending moment by compression through its butt joints (`side_contacts`).
 
 The MuJoCo backend asks this of a welded cluster when its soft welds' split of the load puts one joint over its
 capacity (the welds split the load around each loop by their softness, not by the studs' strength);
-`press_admissible` asks it of an assembly before a brick is pressed onto it, from the lattice alone.
+jarvis_sim/lego/press_order.py asks it of an assembly before a brick is pressed onto it, from the lattice alone.
 """
 
 from __future__ import annotations
@@ -143,15 +147,16 @@ def admissible(joints: Sequence[Joint], loads: np.ndarray, origin: np.ndarray,
         cols.append(col[below])
         vals.append(-val[below])
     # A side contact pushes b along its normal and a against it, at either end of the shared face.
-    for k, s in enumerate(sides):
-        for e in range(2):
-            col = n_joint_vars + 2 * k + e
-            wrench = np.concatenate([s.normal, np.cross(s.ends[e] - origin, s.normal)])
-            for brick, sign in ((s.b, 1.0), (s.a, -1.0)):
-                # The equations say: loads + what the joints do = 0, written as A x = loads with A = -(joint action).
-                rows.append(6 * brick + np.arange(6))
-                cols.append(np.full(6, col))
-                vals.append(-sign * wrench)
+    if sides:
+        ends = np.array([s.ends for s in sides]).reshape(-1, 3) - origin  # (2 per side, 3)
+        normals = np.repeat(np.array([s.normal for s in sides]), 2, axis=0)
+        wrench = np.concatenate([normals, np.cross(ends, normals)], axis=1)  # (2 per side, 6)
+        col = n_joint_vars + np.arange(2 * len(sides))
+        for brick, sign in ((np.repeat([s.b for s in sides], 2), 1.0), (np.repeat([s.a for s in sides], 2), -1.0)):
+            # Written as A x = loads, A holds minus what the contact does to the brick.
+            rows.append((6 * brick[:, None] + np.arange(6)).ravel())
+            cols.append(np.repeat(col, 6))
+            vals.append((-sign * wrench).ravel())
     a_eq = scipy.sparse.csr_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                                   shape=(6 * n_bricks, n_vars))
     lo = np.zeros(n_vars)
@@ -201,7 +206,7 @@ def side_contacts(bricks: Sequence[LatticeBrick], lattice_origin: Sequence[float
                 faces.setdefault((k, other, axis), []).append((x, y, z))
     origin = np.asarray(lattice_origin, dtype=float)
     out = []
-    for (a, b, axis), cells in sorted(faces.items()):
+    for (first, second, axis), cells in sorted(faces.items()):
         c = np.array(cells)
         z_mid = (c[:, 2].min() + c[:, 2].max() + 1) / 2 * u.PLATE_HEIGHT_M
         along = 1 - axis
@@ -213,7 +218,7 @@ def side_contacts(bricks: Sequence[LatticeBrick], lattice_origin: Sequence[float
             ends.append([xy[0] * u.STUD_PITCH_M, xy[1] * u.STUD_PITCH_M, z_mid])
         normal = np.zeros(3)
         normal[axis] = 1.0
-        out.append(SideContact(a, b, np.array(ends) + origin, normal))
+        out.append(SideContact(first, second, np.array(ends) + origin, normal))
     return out
 
 
@@ -221,13 +226,13 @@ def gravity_loads(bricks: Sequence[LatticeBrick], lattice_origin: Sequence[float
                   masses_kg: Sequence[float] | None = None) -> np.ndarray:
     """Each brick's weight at its centre (its catalog mass, or `masses_kg`), as loads for `admissible` (moment
     about `origin`)."""
-    out = np.zeros((len(bricks), 6))
-    for k, b in enumerate(bricks):
-        mass = b.spec.mass_kg if masses_kg is None else masses_kg[k]
-        weight = np.array([0.0, 0.0, -mass * GRAVITY_M_S2])
-        at = np.asarray(b.center_m()) + np.asarray(lattice_origin, dtype=float) - origin
-        out[k, :3] = weight
-        out[k, 3:] = np.cross(at, weight)
+    n = len(bricks)
+    mass = np.array([b.spec.mass_kg for b in bricks] if masses_kg is None else masses_kg, dtype=float).reshape(n)
+    at = np.array([b.center_m() for b in bricks], dtype=float).reshape(n, 3) + np.asarray(lattice_origin, dtype=float)
+    at -= origin
+    out = np.zeros((n, 6))
+    out[:, 2] = -mass * GRAVITY_M_S2
+    out[:, 3:] = np.cross(at, out[:, :3])
     return out
 
 
@@ -243,26 +248,6 @@ def stands(assembly: Assembly, lattice_origin: Sequence[float], baseplate: bool,
     loads = gravity_loads(bricks, lattice_origin, origin, masses_kg)
     if extra is not None:
         loads = loads + extra
-    return admissible(joints, loads, origin, point_n, side_contacts(bricks, lattice_origin))
-
-
-def press_admissible(assembly: Assembly, brick_id: str, press_n: float, lattice_origin: Sequence[float],
-                     baseplate: bool, point_n: float = clutch_model.CONTACT_POINT_CLUTCH_N,
-                     at: tuple[float, float] | None = None, with_weight: bool = True) -> bool:
-    """Whether an assembly (with `brick_id` seated in it) carries `press_n` pressed straight down on that brick, at
-    world (x, y) `at` (default: its centre), and its weight unless `with_weight` is False: whether the brick can be
-    pressed on there without breaking what is under it."""
-    bricks = list(assembly)
-    joints = assembly_joints(assembly, lattice_origin, baseplate)
-    origin = np.mean([j.centre for j in joints], axis=0)
-    loads = gravity_loads(bricks, lattice_origin, origin) if with_weight else np.zeros((len(bricks), 6))
-    k = next(i for i, b in enumerate(bricks) if b.id == brick_id)
-    point = np.asarray(bricks[k].center_m()) + np.asarray(lattice_origin, dtype=float)  # a vertical press: any z
-    if at is not None:
-        point[:2] = at
-    press = np.array([0.0, 0.0, -press_n])
-    loads[k, :3] += press
-    loads[k, 3:] += np.cross(point - origin, press)
     return admissible(joints, loads, origin, point_n, side_contacts(bricks, lattice_origin))
 
 
