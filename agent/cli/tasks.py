@@ -47,18 +47,19 @@ def write_suite_file(name: str, out: Path) -> Path:
 def suite_statistics(name: str) -> dict[str, Any]:
     """A LEGO suite's figures and its validation pool's, beside the JARVIS paper's."""
     from jarvis_sim.tasks.paper_stats import PAPER, PAPER_POOL_ASSEMBLIES, PAPER_POOL_TASKS
-    from jarvis_sim.tasks.suites import RECIPES, load_suite, pool_stats, stats_of
+    from jarvis_sim.tasks.suites import RECIPES, load_suite, pool_stats, single_arm_figures, stats_of
 
     if name not in RECIPES:
         raise KeyError(f"--stats describes LEGO suites; {name!r} is not one (known: {', '.join(sorted(RECIPES))})")
     recipe = RECIPES[name]
     pool = pool_stats(recipe.pool)
+    tasks = load_suite(name)
     return {
         "suite": name,
         "paper": {**PAPER.as_dict(), "pool_assemblies": PAPER_POOL_ASSEMBLIES, "pool_tasks": PAPER_POOL_TASKS},
-        "ours": {**stats_of(load_suite(name)).as_dict(), "pool_assemblies": pool["assemblies"],
-                 "pool_tasks": pool["tasks"]},
+        "ours": {**stats_of(tasks).as_dict(), "pool_assemblies": pool["assemblies"], "pool_tasks": pool["tasks"]},
         "pool": pool,
+        "single_arm": single_arm_figures(tasks),
     }
 
 
@@ -74,6 +75,11 @@ def statistics_table(stats: dict[str, Any]) -> str:
     lines = [f"| {stats['suite']} | JARVIS paper | ours | our pool {pool['pool']} (all its tasks) |", "|---|---|---|---|"]
     for label, key in rows:
         lines.append(f"| {label} | {stats['paper'][key]} | {stats['ours'][key]} | {pool.get(key, '')} |")
+    arm = stats["single_arm"]
+    lines.append(f"| action bricks one arm cannot press on (statics, with weight) | - | "
+                 f"{arm['unbuildable_action_bricks']} of {arm['action_bricks']} | |")
+    lines.append(f"| action bricks pressed over their studs only | - | {arm['pressed_over_studs_only']} | |")
+    lines.append(f"| initial structures that do not stand | - | {arm['initial_structures_not_standing']} | |")
     return "\n".join(lines)
 
 

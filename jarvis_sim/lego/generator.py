@@ -53,12 +53,18 @@ class GeneratorConfig:
     footprint: int = 24
     max_height_plates: int = 72  # 23 cm: towers stay under the ~25 cm a top-down Panda grasp serves
     single_arm: bool = True  # order (and trim) the build so that one arm can press every brick on (press_order)
+    max_bricks: int | None = None  # give up (AssemblyTooLarge) once more bricks than this are placed
 
     def __post_init__(self) -> None:
         if not 4 <= self.footprint <= 32:
             raise ValueError(f"footprint must be 4..32 studs, got {self.footprint}")
         if not 3 <= self.max_height_plates <= 200:
             raise ValueError(f"max_height_plates must be 3..200, got {self.max_height_plates}")
+
+
+class AssemblyTooLarge(ValueError):
+    """Raised when an assembly places more bricks than GeneratorConfig.max_bricks (a pool that keeps only assemblies
+    a Panda can build on its table stops generating one as soon as it is too large)."""
 
 
 class _Builder:
@@ -114,6 +120,8 @@ class _Builder:
             self.structure.add(brick)
         self.height[x : x + ex, y : y + ey] = z + p.height
         self.placed.append((part, color, x, y, z, yaw))
+        if self.cfg.max_bricks is not None and len(self.placed) > self.cfg.max_bricks:
+            raise AssemblyTooLarge(f"more than {self.cfg.max_bricks} bricks placed")
         return True
 
     # --- courses ----------------------------------------------------------------------------------

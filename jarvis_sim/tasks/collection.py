@@ -23,12 +23,14 @@ TASK_ID = re.compile(r"^lego/(?P<split>[pv])(?P<seed>\d+)-(?P<index>\d{5})-(?P<k
 SPLITS = ("p", "v")
 
 
-def make_assembly(split: str, seed: int, index: int, config: GeneratorConfig | None = None) -> Assembly:
-    """Assembly `index` of a split under a seed, validated (raises AssemblyError if the generator erred)."""
+def make_assembly(split: str, seed: int, index: int, config: GeneratorConfig | None = None,
+                  max_bricks: int | None = None) -> Assembly:
+    """Assembly `index` of a split under a seed, validated (raises AssemblyError if the generator erred, and
+    AssemblyTooLarge once it places more than `max_bricks`)."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; known: {SPLITS}")
     key = f"{split}{seed}/{index}"
-    config = config or GeneratorConfig(single_arm=(split, seed) not in BEFORE_SINGLE_ARM)
+    config = config or GeneratorConfig(single_arm=(split, seed) not in BEFORE_SINGLE_ARM, max_bricks=max_bricks)
     assembly = generate_assembly(f"{split}{seed}-{index:05d}-{main_kind(key)}", key, config=config)
     assembly.validate()
     return assembly

@@ -37,6 +37,7 @@ from skills.geometry import (
 )
 from skills.hand import ABOVE_PADS, HAND_BOXES, PAD, HandBox, Obstacle, rects_overlap, struck
 from skills.library.common import go_home, refresh_perception, wait_gripper
+from skills.library.push import STUD_MM, push_yaw, release_lift_mm, set_and_push
 from skills.motion import PRESS_MAX_N, guarded_press, leave_park, step_watching, top_down_quaternion
 from skills.registry import skill
 from skills.types import BrickDescriptor, GraspPlan, PickResult, Placement, PlaceResult, Pose
@@ -461,7 +462,9 @@ def place(ctx: SkillContext, pose: Pose, press_supported: bool = False) -> Place
     presses the brick onto the studs (about 1 N per stud), releases, retreats and checks that the
     brick is seated: it seats only when it comes down within a fraction of a millimetre of the studs. When bricks
     beside the target leave the fingers no room, the brick is first set down and gripped across its other
-    side; path_blocked when neither side has room (place it before its neighbours).
+    side; when neither side has room (flush between bricks of its own level), it is let go just above its studs
+    and pushed home with the closed fingers over its own footprint; path_blocked when even that would touch a
+    neighbour (place it before its neighbours).
     press_supported: press over the studs the brick takes from the bricks below it (as perceived) instead of at
     its centre, for a brick overhanging its support: pressed at its centre, it levers on what holds it. The brick
     is then set down and gripped again off its centre first, as far along its length as the fingers allow.
@@ -516,7 +519,10 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
     _check_free(ctx, pose, held)
     gripper_yaw = _free_gripper_yaw(ctx, pose, held)
     if gripper_yaw is None:
-        gripper_yaw = _regrasp_for(ctx, pose)
+        try:
+            gripper_yaw = _regrasp_for(ctx, pose)
+        except PathBlocked as blocked:
+            return _set_and_push(ctx, pose, tolerance_mm, blocked)
     hand_yaw = None
     if press_at is not None:
         hand_yaw = _grip_to_press_at(ctx, pose, gripper_yaw, press_at)
@@ -553,6 +559,13 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
     ctx.backend.set_gripper(closed=False, width_m=(span_mm + RELEASE_OPENING_MM) / 1000.0)
     wait_gripper(ctx)
     ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
+    return _verify_placed(ctx, held, pose, tolerance_mm, above, quat)
+
+
+def _verify_placed(ctx: SkillContext, held: BrickDescriptor, pose: Pose, tolerance_mm: float, above: np.ndarray,
+                   quat: np.ndarray) -> PlaceResult:
+    """After the release: step aside so the camera sees the brick, forget it, and check that it is seated at `pose`."""
+    assert ctx.motion is not None
     # Step aside (to -y, away from the staging area) so the hand no longer hides the brick from the camera.
     aside = above.copy()
     aside[1] -= VERIFY_ASIDE_M
@@ -574,6 +587,36 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
                               f"It is now {found.id}; pick it and place again")
     return PlaceResult(brick=found.id, pose=Pose(x_mm=found.x_mm, y_mm=found.y_mm, z_mm=found.top_z_mm,
                                                  yaw_deg=found.yaw_deg), error_mm=round(err, 2), seated=True)
+
+
+def _set_and_push(ctx: SkillContext, pose: Pose, tolerance_mm: float, blocked: PathBlocked) -> PlaceResult:
+    """place() for a brick with no room for a pad beside its seat (skills/library/push.py): let go above the
+    neighbours' studs, then push it home with the closed fingers over its own footprint. Raises `blocked` when
+    neither can be done without touching a neighbour."""
+    held = ctx.held_descriptor
+    assert held is not None and ctx.held is not None
+    if ctx.held_offset_mm:
+        raise blocked
+    span = _grip_span_mm(held, ctx.held_across_long)
+    yaw = _gripper_yaw(ctx, pose.yaw_deg)
+    tcp_seat_mm = pose.z_mm - ctx.held_grip_depth_mm
+    exclude = {ctx.held}
+
+    def hits(y: float, openings: tuple[float, ...], tips_z: float) -> list[str]:
+        return _hand_blockers(ctx, pose.x_mm, pose.y_mm, y, openings, tips_z, exclude)
+
+    lift = release_lift_mm(hits, yaw, (span, span + RELEASE_OPENING_MM), tcp_seat_mm - FINGERTIP_BELOW_TCP_MM)
+    push_tips = pose.z_mm + STUD_MM - 1.0  # the closed pads' lowest point: a millimetre into the brick's studs
+    turn = push_yaw(hits, [yaw, yaw + math.pi / 2], push_tips - STUD_MM - 0.5)
+    if lift is None or turn is None:
+        raise blocked
+    press_n = min(PRESS_N_PER_STUD * held.size[0] * held.size[1] + PRESS_MARGIN_N, PRESS_MAX_N)
+    above = _pad_target(ctx, pose.x_mm, pose.y_mm, tcp_seat_mm + APPROACH_HEIGHT_MM)
+    _transfer(ctx, above, top_down_quaternion(_hand_yaw(ctx, above, yaw)), check_collisions=False)
+    set_and_push(ctx, _pad_target(ctx, pose.x_mm, pose.y_mm, tcp_seat_mm), yaw, lift, span + RELEASE_OPENING_MM,
+                 above, _pad_target(ctx, pose.x_mm, pose.y_mm, push_tips + FINGERTIP_BELOW_TCP_MM), turn, press_n,
+                 lambda at, y: _hand_yaw(ctx, at, y))
+    return _verify_placed(ctx, held, pose, tolerance_mm, above, ctx.backend.robot_state().ee_quaternion)
 
 
 @skill("task")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jarvis_sim.lego import units as u
-from jarvis_sim.lego.assembly import Assembly, make_brick
+from jarvis_sim.lego.assembly import Assembly, LatticeBrick, make_brick
 from jarvis_sim.lego.generator import generate_assembly
 from jarvis_sim.lego.press_order import Structure, press_point, single_arm_order
 
@@ -32,7 +32,7 @@ def test_a_brick_on_solid_columns_needs_no_programme_and_one_over_a_long_lever_c
     assert s.press_point(far) is False and len(s) == 3  # refused, and taken out again
 
 
-def _threshold(bricks: list, brick: object) -> float:  # type: ignore[type-arg]
+def _threshold(bricks: list[LatticeBrick], brick: LatticeBrick) -> float:
     """The largest press (N) the last brick takes over its engaged studs, on `bricks`, found by bisection."""
     lo, hi = 0.0, 5.0
     for _ in range(30):
