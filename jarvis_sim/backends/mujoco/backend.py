@@ -28,6 +28,7 @@ from jarvis_sim.backends.mujoco.bricks import FLOOR_SUFFIX
 from jarvis_sim.backends.mujoco.cameras import CameraRig
 from jarvis_sim.backends.mujoco.clutch import (
     GROUND,
+    STUD_CLUTCH_N,
     STUD_LEAD_IN_M,
     ClutchGraph,
     Seat,
@@ -784,7 +785,7 @@ class MujocoBackend(Backend):
         seat = self.clutch.seated[brick]
         cells = self.clutch.engaged_cells(seat, support)
         origin = self._task().workspace.lattice_origin
-        cap = capacity_of(cells, origin, float(pos[2]), self.config.stud_clutch_n)
+        cap = capacity_of(seat.cells(), cells, origin, float(pos[2]), self.config.contact_point_clutch_n)
         lower = GROUND_INDEX if support == GROUND else self._brick_index[support]
         self._joint_plane[eq] = joint_on_cells(self._brick_index[brick], lower, cells, origin, float(pos[2]))
         self._capacity[eq] = (cap.studs, cap.pull_n, cap.moment_x_nm, cap.moment_y_nm, *(pos - np.asarray(cap.centre)),
@@ -1018,7 +1019,7 @@ class MujocoBackend(Backend):
                 f = load_scale * (on_second if side[i, 1] >= 0 else -on_second)
                 loads[a, :3] += f
                 loads[a, 3:] += np.cross(d.contact.pos[i] - centre, f)
-        return admissible(joints, loads, centre, self.config.stud_clutch_n)
+        return admissible(joints, loads, centre, STUD_CLUTCH_N)
 
     def _externally_loaded_clusters(self) -> set[int]:
         """Welded clusters touched this step by something outside them: the robot, a loose brick, another cluster.
@@ -1082,15 +1083,14 @@ class MujocoBackend(Backend):
             if vertical is None:
                 vertical = self._contact_vertical_forces()  # once a tick, for every candidate brick
             force = self._support_force(body, vertical)
-            if force < self.config.press_n_per_stud:
-                continue  # less than one stud's press: no seat can take it
+            if force < self.config.seat_press_n:
+                continue  # less than one connection's press: no seat can take it
             part_number, color = self._part[b]
             seat = self.clutch.find_seat(b, part_number, color, d.xpos[body], d.xmat[body].reshape(3, 3))
             if seat is None:
                 continue
-            studs = sum(len(self.clutch.engaged_cells(seat.brick, s)) for s in seat.supports)
-            if force < studs * self.config.press_n_per_stud:
-                continue
+            if force < len(seat.supports) * self.config.seat_press_n:
+                continue  # BrickSim registers each connection with its own press
             self._seat(b, seat)
 
     def _contact_vertical_forces(self) -> np.ndarray:
@@ -1189,7 +1189,8 @@ class MujocoBackend(Backend):
         if not cells:
             return None
         pos, _ = self._lattice_pose(brick)
-        cap = capacity_of(cells, self._task().workspace.lattice_origin, float(pos[2]), self.config.stud_clutch_n)
+        cap = capacity_of(seat.cells(), cells, self._task().workspace.lattice_origin, float(pos[2]),
+                          self.config.contact_point_clutch_n)
         row = np.array([cap.studs, cap.pull_n, cap.moment_x_nm, cap.moment_y_nm, *(pos - np.asarray(cap.centre)),
                         cap.half_x_m, cap.half_y_m])
         self._brick_caps[brick] = row

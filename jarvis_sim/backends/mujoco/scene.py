@@ -21,11 +21,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from jarvis_sim.backends.mujoco.bricks import GROUP_VISUAL, add_brick_body, add_part_geoms
-from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N
 from jarvis_sim.backends.mujoco.panda import HAND_BODY, build_panda
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import brick_pose_in_world, yaw_quaternion
 from jarvis_sim.lego.catalog import part
+from jarvis_sim.lego.clutch_model import CONTACT_POINT_CLUTCH_N, SEAT_PRESS_N
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import loose_bricks
 
@@ -54,14 +54,15 @@ class SimConfig(BaseModel):
     side_camera: bool = Field(True, description="Add an oblique view from the front.")
     finger_speed_m_s: float = Field(0.05, gt=0, description="Speed of each finger's set-point (the Franka hand "
                                     "moves its fingers at up to 0.1 m/s).")
-    stud_clutch_n: float = Field(
-        STUD_CLUTCH_N, gt=0,
-        description="Clutch capacity per engaged stud (N): StableLego's T = 100 gf (arXiv:2402.10711).",
+    contact_point_clutch_n: float = Field(
+        CONTACT_POINT_CLUTCH_N, gt=0,
+        description="Clutch capacity per stud-tube contact point (N): StableLego's T = 100 gf (arXiv:2402.10711; "
+        "3 points per stud under a 2-wide brick, 4 under a 1-wide one: jarvis_sim/lego/clutch_model.py).",
     )
-    press_n_per_stud: float = Field(
-        STUD_CLUTCH_N, gt=0,
-        description="Downward press per engaged stud (N) that seats a brick within the capture region: the "
-        "same stud friction must be overcome going in as coming off.",
+    seat_press_n: float = Field(
+        SEAT_PRESS_N, gt=0,
+        description="Downward press per connection (N) that seats a brick within the capture region (BrickSim, "
+        "arXiv:2603.16853: a connection registers with >= 1 N of press); a figure of its own, below the capacity.",
     )
     contact_reflex_n: float = Field(
         20.0, gt=0,

@@ -118,7 +118,7 @@ def test_a_brick_on_several_supports_is_pried_only_by_the_load_on_all_its_studs(
 
 
 def test_a_press_the_structure_can_share_around_its_loops_does_not_break_it(monkeypatch: pytest.MonkeyPatch):
-    """The same house, 3 N pressed on the wall's top: the soft welds' split of it puts one-stud joints far down the
+    """The same house, 6 N pressed on the wall's top: the soft welds' split of it puts one-stud joints far down the
     wall over capacity (judged joint by joint, dozens of connections broke), but the studs can share it around the
     wall's loops (jarvis_sim/lego/statics.py), so nothing breaks."""
     from jarvis_sim.tasks.registry import load_task
@@ -135,7 +135,7 @@ def test_a_press_the_structure_can_share_around_its_loops_does_not_break_it(monk
             top = b._body["b206"]
             b._wake_all()
             for k in range(60):
-                b.data.xfrc_applied[top, 2] = -3.0 * min(1.0, k / 30.0)
+                b.data.xfrc_applied[top, 2] = -6.0 * min(1.0, k / 30.0)
                 b.step(1)
             broken.append(len(links - b.clutch.links))
         finally:
@@ -197,7 +197,7 @@ def test_support_force_reads_the_contact_forces_mujoco_reports(backend):
     # mj_contactForce reports, here for a brick pressed down, still unseated, onto the stud tops.
     _, aid = _rest_on_the_stud_tops(backend)
     body = backend._body[aid]
-    backend.data.xfrc_applied[body, :3] = (0.4, -0.3, -2.0)  # under the 8 studs' 7.8 N: no seat
+    backend.data.xfrc_applied[body, :3] = (0.1, -0.075, -0.5)  # under the 2 connections' 2 N press: no seat
     backend.step(5)
     m, d = backend.model, backend.data
     vertical = backend._contact_vertical_forces()
@@ -210,7 +210,7 @@ def test_support_force_reads_the_contact_forces_mujoco_reports(backend):
         g1, g2 = d.contact.geom[i]
         if body in (m.geom_bodyid[g1], m.geom_bodyid[g2]) and not backend._geom_robot[[g1, g2]].any():
             up += on_geom2 if m.geom_bodyid[g2] == body else -on_geom2
-    assert d.ncon > 4 and up == pytest.approx(2.0 + 0.023, abs=0.5)  # the press and its weight
+    assert d.ncon > 4 and up == pytest.approx(0.5 + 0.023, abs=0.15)  # the press and its weight
     assert backend._support_force(body) == pytest.approx(up, rel=1e-12)
     backend.data.xfrc_applied[body, :3] = 0.0
     assert backend.world_state().by_id()[aid].connected_to == []
@@ -221,7 +221,8 @@ def test_brick_resting_on_the_studs_stays_unseated_until_pressed(backend):
     state = backend.world_state().by_id()[aid]
     assert state.connected_to == []
     assert state.position[2] - task.target_world_pose(aid)[0][2] > 0.001
-    _press(backend, aid, 3.0)  # a 2x4 on two 2x4s engages 8 studs: 3 N is less than half of what seating takes
+    # A 2x4 on two 2x4s makes two connections: seating takes 1 N each (BrickSim, clutch_model), 1.5 N is short of it.
+    _press(backend, aid, 1.5)
     assert backend.world_state().by_id()[aid].connected_to == []
     _rest_on_the_stud_tops(backend)
     _press(backend, aid, 12.0)
@@ -234,8 +235,8 @@ def test_brick_resting_on_the_studs_stays_unseated_until_pressed(backend):
     backend.step(50)
     assert backend.world_state().by_id()[aid].connected_to
     assert np.linalg.norm(np.array(backend.world_state().by_id()[aid].position) - seated.position) < 3e-4
-    # ... and comes off under a pull above its capacity (8 studs x 0.98 N = 7.8 N).
-    backend.data.xfrc_applied[backend._body[aid], 2] = 9.0
+    # ... and comes off under a pull above its capacity (8 studs x 3 contact points x 0.98 N = 23.5 N).
+    backend.data.xfrc_applied[backend._body[aid], 2] = 26.0
     backend.step(3)
     backend.data.xfrc_applied[:] = 0
     backend.step(30)
@@ -364,9 +365,9 @@ def _push(b: MujocoBackend, brick_id: str, height_m: float, stop_at_n: float,
 
 
 def test_lateral_push_above_capacity_dislodges_a_brick_below_it_does_not(monkeypatch) -> None:
-    """A 2x4 clutched with 8 studs: prying about its far edge holds T * 2 * p * 4^2 / 2 = 0.126 N m, so a
-    push 8 mm above the joint comes off at about 16 N."""
-    # Below it a 2x8 on the baseplate: its 16 studs hold 0.5 N m, 28 N at 17.6 mm above its joint, so the joint
+    """A 2x4 clutched with 8 studs of 3 contact points each: prying about its far edge holds T * 3 * 2 * p * 4^2 / 2
+    = 0.376 N m (clutch_model), so a push 8 mm above the joint comes off at about 47 N."""
+    # Below it a 2x8 on the baseplate: its 16 studs hold 1.5 N m, 85 N at 17.6 mm above its joint, so the joint
     # under the pushed 2x4 is the weakest. (On a 2x4, the lower joint, pried with twice the lever, goes first.)
     row = [make_brick("s001", "3007", 4, 0, 0, 0)]
     top = make_brick("s003", "3001", 1, 2, 0, 3)
@@ -378,14 +379,14 @@ def test_lateral_push_above_capacity_dislodges_a_brick_below_it_does_not(monkeyp
     try:
         b.load(task)
         start = np.array(b.world_state().by_id()["s003"].position)
-        peak, at_break, _ = _push(b, "s003", 0.008, stop_at_n=8.0)  # half the capacity: it holds
-        assert peak >= 8.0 and at_break is None
+        peak, at_break, _ = _push(b, "s003", 0.008, stop_at_n=23.0)  # half the capacity: it holds
+        assert peak >= 23.0 and at_break is None
         state = b.world_state().by_id()["s003"]
         assert state.connected_to == ["s001"]
         assert np.linalg.norm(np.array(state.position) - start) < 3e-4
-        _, at_break, broken = _push(b, "s003", 0.008, stop_at_n=1e9)  # pushed on through 6 mm: it gives way
-        # The force rises ~2.5 N per 10 ms tick at this stiffness, and a connection breaks after two overloaded ticks.
-        assert at_break is not None and 13.0 < at_break < 24.0
+        _, at_break, broken = _push(b, "s003", 0.008, stop_at_n=1e9, travel_m=0.012)  # pushed on: it gives way
+        # The force rises a few N per 10 ms tick at this stiffness, and a connection breaks after two overloaded ticks.
+        assert at_break is not None and 38.0 < at_break < 70.0
         b.step(100)
         state = b.world_state().by_id()["s003"]
         assert state.connected_to == []
