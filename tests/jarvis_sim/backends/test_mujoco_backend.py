@@ -298,7 +298,7 @@ def _backend_with_pusher(monkeypatch: pytest.MonkeyPatch) -> MujocoBackend:
     force grows with its penetration until something gives; a force held on a 2.3 g brick after it gives way
     would fling it instead.
     """
-    from jarvis_sim.backends.mujoco import backend as backend_module
+    from jarvis_sim.backends.mujoco import loading as backend_module
 
     build = backend_module.build_scene
 
