@@ -408,9 +408,10 @@ def test_press_down_seats_a_brick_the_generic_library_set_on_the_studs(
     g["move_ee"](target[0] * 1000.0, target[1] * 1000.0, 40.0, 0.0)
     g["close_gripper"]()  # the default grip (5 N a finger): the pick's 2 N would let the brick slip at 6 N
     out = g["press_down"](40.0, 12.0)
-    # The press stops at the give, soon after the 1 N that seats one connection (BrickSim's registration press,
-    # jarvis_sim/lego/clutch_model.py), far below the 12 N asked for.
-    assert out["contact_z_mm"] > 0 and 0.3 <= out["force_n"] < 6.0
+    # The brick squeezed in the fingers cannot go home while they hold it: the press goes on to the 12 N asked for
+    # (past the 1 N that registers a connection, BrickSim's figure in jarvis_sim/lego/clutch_model.py), and the brick
+    # snaps in when the gripper opens.
+    assert out["contact_z_mm"] > 0 and 1.0 <= out["force_n"] < 13.0
     g["open_gripper"]()
     assert s.truth("a00")[1] == ["s000"]
 

@@ -13,7 +13,7 @@ The welds stand in for stiffness MuJoCo's soft contacts do not give LEGO: measur
 
 The backend is put together from parts along the physics' lines, each a mixin over the shared state (core.py):
 loading.py (scene, indices, reset), clutch_welds.py (seating, welds, breaking them), clutch_loads.py (what each
-connection carries, what breaks), arm.py (commands, reflex, collision queries), grasp.py (the grasp lock),
+connection carries, what breaks), clutch_slip.py (studs still in after a give), arm.py (commands, reflex, collision queries), grasp.py (the grasp lock),
 sensing.py (cameras, ground truth), snapshots.py (save / restore, perturbations).
 """
 
@@ -28,6 +28,7 @@ from jarvis_sim.backends.base import BackendError
 from jarvis_sim.backends.mujoco.arm import ArmAndReflex
 from jarvis_sim.backends.mujoco.arm_control import ArmKinematics, CartesianController, JointLimiter
 from jarvis_sim.backends.mujoco.clutch_loads import ClutchLoads
+from jarvis_sim.backends.mujoco.clutch_slip import ClutchSlip
 from jarvis_sim.backends.mujoco.clutch_welds import ClutchWelds
 from jarvis_sim.backends.mujoco.grasp import GraspLock
 from jarvis_sim.backends.mujoco.loading import SceneLoading
@@ -39,7 +40,7 @@ from jarvis_sim.backends.mujoco.snapshots import MujocoSnapshot, Snapshots
 _BAD_QACC = int(mujoco.mjtWarning.mjWARN_BADQACC)
 
 
-class MujocoBackend(SceneLoading, ClutchWelds, ClutchLoads, ArmAndReflex, GraspLock, Sensing, Snapshots):
+class MujocoBackend(SceneLoading, ClutchWelds, ClutchLoads, ClutchSlip, ArmAndReflex, GraspLock, Sensing, Snapshots):
     """A Franka Panda LEGO workspace in MuJoCo (CPU, offscreen EGL/OSMesa rendering)."""
 
     name = "mujoco"

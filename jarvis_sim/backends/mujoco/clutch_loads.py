@@ -8,6 +8,7 @@ import mujoco
 import numpy as np
 
 from jarvis_sim.backends.mujoco.clutch import (
+    GROUND,
     STUD_CLUTCH_N,
     capacity_of,
     utilisation,
@@ -61,21 +62,54 @@ class ClutchLoads(MujocoCore):
         return eqs, force - rest[:, :3], moment - rest[:, 3:]
 
     def _record_rest_loads(self, skip_clusters: set[int] | None = None, data: mujoco.MjData | None = None) -> None:
-        """Take the loads the awake welds carry now as their rest loads.
+        """Take the self-stress the awake welds carry now as their rest loads: what is subtracted from their loads.
 
-        A structure's welds carry its weight and the self-stress of their loops (a brick on two supports, a wall
-        in running bond): soft welds split forces around a loop by their softness, and the split reached 1-1.5x
-        the capacity of 1-wide bricks in resting structures (measured on jarvis-v1: 22 connections of a 159-brick
-        random stack broke while it settled under its own weight). A real structure carries its assembly stress
-        too; what breaks it is what is added: a push, a pull, a blow, a press. So connections are judged on their
-        load less the load at rest, recorded when a scene has settled and when a seated brick is let go.
+        A structure's welds carry its weight and the self-stress of their loops (a brick on two supports, a wall in
+        running bond): soft welds split forces around a loop by their softness, and the split reached 1-1.5x the
+        capacity of 1-wide bricks in resting structures (measured on jarvis-v1 with 0.98 N per stud: 22 connections
+        of a 159-brick random stack broke while it settled). That self-stress is an artefact of the welds; the
+        weight is not. The self-stress is exactly the part of the welds' wrenches that is in equilibrium with no
+        load at all, the projection of their loads on the cycles of the cluster's connection graph
+        (`_self_stress`); the part that carries the weight (in a tree of connections, all of it) stays in the load
+        each connection is judged on.
         """
         eqs, force, moment = self._clutch_loads(data)
         if skip_clusters:
             bricks = [self._brick_index[self._slot_brick[int(e)]] for e in eqs]
             keep = ~np.isin(self._brick_cluster[bricks], list(skip_clusters))
             eqs, force, moment = eqs[keep], force[keep], moment[keep]
-        self._rest_load[eqs] = np.concatenate([force, moment], axis=1)
+        self._rest_load[eqs] = self._self_stress(eqs, force, moment, self.data if data is None else data)
+
+    def _self_stress(self, eqs: np.ndarray, force: np.ndarray, moment: np.ndarray, d: mujoco.MjData) -> np.ndarray:
+        """The self-stress in these welds' loads (rows of _clutch_loads): per welded cluster, the wrenches (about one
+        point) projected on the null space of the equilibrium matrix, whose columns are the welds (+1 at the upper
+        brick, -1 at the lower one; the ground is fixed), i.e. on the loops of the connection graph."""
+        out = np.zeros((len(eqs), 6))
+        if not len(eqs):
+            return out
+        upper = self._eq_brick[eqs]
+        lower = np.array([-1 if self._partner.get(int(e), GROUND) == GROUND else self._brick_index[self._partner[int(e)]]
+                          for e in eqs])
+        clusters = self._brick_cluster[upper]
+        for c in np.unique(clusters):
+            idx = np.flatnonzero(clusters == c)
+            nodes = np.unique(np.concatenate([upper[idx], lower[idx][lower[idx] >= 0]]))
+            if len(idx) < 2:
+                continue
+            row = {int(k): r for r, k in enumerate(nodes)}
+            b = np.zeros((len(nodes), len(idx)))
+            b[[row[int(k)] for k in upper[idx]], np.arange(len(idx))] = 1.0
+            has_lower = lower[idx] >= 0
+            b[[row[int(k)] for k in lower[idx][has_lower]], np.flatnonzero(has_lower)] = -1.0
+            projection = np.eye(len(idx)) - np.linalg.pinv(b) @ b
+            if np.abs(projection).max() < 1e-9:
+                continue  # a tree of connections: no loops, no self-stress
+            centres = d.xpos[self._brick_body[upper[idx]]] - self._capacity[eqs[idx], 4:7]
+            arm = centres - centres.mean(axis=0)
+            f = projection @ force[idx]
+            m = projection @ (moment[idx] + np.cross(arm, force[idx]))
+            out[idx] = np.concatenate([f, m - np.cross(arm, f)], axis=1)
+        return out
 
     def _record_pending_rest(self) -> None:
         """Record the rest loads of clusters that took a seated brick, once nothing outside loads them (a press
@@ -101,7 +135,6 @@ class ClutchLoads(MujocoCore):
         over = np.flatnonzero(use > 1.0)
         if not len(over):
             return
-        loaded = self._externally_loaded_clusters()
         # While a brick is being seated and the pads still squeeze it, its welds draw it the last fraction of a
         # millimetre against rigid pads: the fight loads its whole cluster, where a real brick's lead-in and the pads'
         # rubber absorb the centring. Its cluster is judged once the pads let go.
@@ -113,7 +146,7 @@ class ClutchLoads(MujocoCore):
             if self._slot_brick[eq] in self._seating or eq not in self._partner:
                 continue
             cluster = int(self._brick_cluster[self._brick_index[self._slot_brick[eq]]])
-            if cluster not in loaded or cluster in seating:
+            if cluster in seating:
                 continue
             # Overloaded for two ticks running (20 ms): the soft welds ring for a tick when a cluster wakes or a
             # contact starts, and a single-tick spike is that ringing, not a load.
@@ -128,16 +161,15 @@ class ClutchLoads(MujocoCore):
             self._disconnect(eq)
 
     def _cluster_admissible(self, cluster: int, load_scale: float = 1.0) -> bool:
-        """Whether a welded cluster, standing still, carries what is added to it now (jarvis_sim/lego/statics.py):
-        every contact from outside it (the robot, other bricks, the table) and any applied force, the contacts
-        multiplied by `load_scale` as in _break_overloaded.
+        """Whether a welded cluster, standing still, carries its weight and what is added to it now
+        (jarvis_sim/lego/statics.py): every contact from outside it (the robot, other bricks, the table) and any
+        applied force, the contacts multiplied by `load_scale` as in _break_overloaded.
 
         The loads come from what touches the cluster, not from its welds: the welds' split of them is what is in
         question, and their readings carry the ringing of soft constraints (measured on jarvis-v1's house: pure
-        moments of 40 mN m on bricks nothing touched, while 3 N was pressed on the wall's top). The weight is left
-        out as each joint's rest load is (see _record_rest_loads): four of jarvis-v1's fifty initial structures
-        would not stand under their own weight by this test with StableLego's T (tests/bench/bench_statics.py), and
-        the question here is what an action adds.
+        moments of 40 mN m on bricks nothing touched, while 3 N was pressed on the wall's top). The weight counts,
+        as it does in each joint's load (only the welds' self-stress is subtracted: _record_rest_loads): a structure
+        that cannot carry itself does not stand.
         """
         m, d = self.model, self.data
         members = np.flatnonzero(self._brick_cluster == cluster)
@@ -162,11 +194,14 @@ class ClutchLoads(MujocoCore):
         if not grounded and sag > ON_PLANE_M:
             return False
         centre = np.mean([j.centre for j in joints], axis=0)  # moments about the cluster's middle: well conditioned
-        # What is added to the structure standing at rest (as _net_loads judges each joint): its weight is left out.
+        # Its weight (MuJoCo's masses, at their centres) and what is applied to it: the structure carries both.
         loads = np.zeros((len(members), 6))
+        weight = m.body_mass[bodies][:, None] * m.opt.gravity[None, :]
+        loads[:, :3] = weight
+        loads[:, 3:] = np.cross(d.xipos[bodies] - centre, weight)
         applied = d.xfrc_applied[bodies]
-        loads[:, :3] = applied[:, :3]
-        loads[:, 3:] = np.cross(d.xipos[bodies] - centre, applied[:, :3]) + applied[:, 3:]
+        loads[:, :3] += applied[:, :3]
+        loads[:, 3:] += np.cross(d.xipos[bodies] - centre, applied[:, :3]) + applied[:, 3:]
         if d.ncon:
             k = self._geom_brick[d.contact.geom[: d.ncon]]
             side = np.where(k >= 0, local[np.maximum(k, 0)], -1)
@@ -184,11 +219,8 @@ class ClutchLoads(MujocoCore):
     def _externally_loaded_clusters(self) -> set[int]:
         """Welded clusters touched this step by something outside them: the robot, a loose brick, another cluster.
 
-        Only those have their connections judged. A cluster left alone carries gravity and the self-stress of its
-        welds, which close loops (a brick on two supports, a wall in running bond) and are soft, so the solver's
-        split of forces around a loop is an artefact of their softness (measured: 1-1.5x the capacity of 1-wide
-        bricks in a resting wall, right after a brick was seated elsewhere on it). The structures of the tasks stand
-        under their own weight; what breaks them is a push, a pull, a blow or a brick pressed on.
+        A cluster they touch is not at rest: its rest loads (the welds' self-stress) are recorded once nothing
+        outside loads it (_record_pending_rest).
         """
         d = self.data
         out: set[int] = set()

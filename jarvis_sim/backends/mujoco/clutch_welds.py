@@ -5,8 +5,10 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
+from jarvis_sim.backends.base import BackendError
 from jarvis_sim.backends.mujoco.clutch import (
     GROUND,
+    SEAT_BELOW_M,
     STUD_LEAD_IN_M,
     Seat,
     capacity_of,
@@ -27,8 +29,8 @@ class ClutchWelds(MujocoCore):
         """Weld a seated brick to one support at their lattice poses, with the capacity of the engaged studs."""
         m, d = self.model, self.data
         free = [eq for eq in self._slots[brick] if not d.eq_active[eq]]
-        if not free:
-            return  # more supports than the brick has welds for: the others hold by contact only
+        if not free:  # one weld per footprint cell (scene.clutch_slots): a support more than cells cannot happen
+            raise BackendError(f"{brick}: no free clutch weld for a connection to {support}")
         eq = free[0]
         pos, quat = self._lattice_pose(brick)
         if support == GROUND:
@@ -96,6 +98,7 @@ class ClutchWelds(MujocoCore):
         self.data.eq_active[eq] = 0
         self.clutch.links.discard(frozenset((brick, support)))
         if not self._connected(brick):
+            self._start_slip(brick, support, self._capacity[eq])  # its studs are still in: they keep their friction
             self.clutch.unseat(self._welded_group(brick))
 
     def _detach(self, brick: str) -> None:
@@ -115,11 +118,13 @@ class ClutchWelds(MujocoCore):
                 self._rest_pending.add(b)  # let go: the structure now also carries this brick; recorded at rest
         self._break_overloaded(load_scale)
         self._seat_pressed()
+        self._slip_tick()
         self._clear_floors()
         self._record_pending_rest()
 
     def _seat_pressed(self) -> None:
-        """Seat every awake loose brick that is pressed onto studs hard enough within the capture region."""
+        """Seat every awake loose brick that is pressed onto studs hard enough within the capture region (a brick
+        the pads squeeze on the stud tops: once they let go)."""
         d = self.data
         if d.ncon == 0:
             return
@@ -130,14 +135,28 @@ class ClutchWelds(MujocoCore):
         pressed = geoms[not_robot]
         vertical: np.ndarray | None = None
         asleep = d.tree_asleep
+        # The pads hold a brick off its seat while their friction could take a connection's seating press.
+        holding = self.grip_closed and 2.0 * float(self.model.geom_friction[self._pads[0], 0]) * self.grip_force \
+            >= self.config.seat_press_n
+        squeezed = set.intersection(*self._pad_touches()) if holding else set()
+        for b in [b for b in self._registered if self._brick_index[b] not in squeezed]:
+            # Let go by the pads that held it on the stud tops: it snaps in if it is still where it was pressed.
+            del self._registered[b]
+            body = self._body[b]
+            part_number, color = self._part[b]
+            seat = self.clutch.find_seat(b, part_number, color, d.xpos[body], d.xmat[body].reshape(3, 3))
+            if seat is not None and b not in self.clutch.seated and not self._connected(b):
+                self._seat(b, seat)
         for k in sorted({k for k in self._geom_brick[pressed.ravel()].tolist() if k >= 0}):
             b = self._brick_ids[k]
-            if asleep[self._tree[b]] >= 0 or b in self.clutch.seated or self._connected(b):
+            if asleep[self._tree[b]] >= 0 or b in self.clutch.seated or self._connected(b) or b in self._registered:
                 continue
             body = self._body[b]
             if vertical is None:
                 vertical = self._contact_vertical_forces()  # once a tick, for every candidate brick
             force = self._support_force(body, vertical)
+            if b in self._slipping:  # held up by its studs' friction: pushing it down loads that, not a contact
+                force += self._friction_push(b)
             if force < self.config.seat_press_n:
                 continue  # less than one connection's press: no seat can take it
             part_number, color = self._part[b]
@@ -146,6 +165,12 @@ class ClutchWelds(MujocoCore):
                 continue
             if force < len(seat.supports) * self.config.seat_press_n:
                 continue  # BrickSim registers each connection with its own press
+            if k in squeezed and seat.height_m > SEAT_BELOW_M:
+                # Pressed past the studs' interference while the pads squeeze it: it goes where the hand takes it,
+                # and snaps home when they let go. (Welded at once, the weld drew it a stud height down through the
+                # squeezing pads and pulled the hand down with it: 24 N, measured on a 2x6 plate.)
+                self._registered[b] = float(d.time)
+                continue
             self._seat(b, seat)
 
     def _contact_vertical_forces(self) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -104,6 +105,8 @@ class MujocoCore(Backend):
     _rest_pending: set[str]
     _partner: dict[int, str]
     _engaged: set[str]
+    _slipping: dict[str, Any]  # bricks whose connection gave, studs still in (clutch_slip.Slip)
+    _registered: dict[str, float]  # pressed on while squeezed: seats when the pads let go (clutch_welds)
     _brick_cluster: np.ndarray
     _overloaded: set[int]
     _seating: dict[str, float]
@@ -259,5 +262,14 @@ class MujocoCore(Backend):
         raise NotImplementedError
 
     def _apply_grip(self) -> None:
+        raise NotImplementedError
+
+    def _start_slip(self, brick: str, support: str, capacity: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _friction_push(self, brick: str) -> float:
+        raise NotImplementedError
+
+    def _slip_tick(self) -> None:
         raise NotImplementedError
 

@@ -192,6 +192,9 @@ class SceneLoading(MujocoCore):
         self._rest_pending: set[str] = set()  # bricks let go since the rest loads were last recorded
         self._partner: dict[int, str] = {}
         self._engaged: set[str] = set()  # bricks whose floor is off (see _clear_floors)
+        self._registered: dict[str, float] = {}
+        self._slipping = {}
+        m.dof_frictionloss[:] = 0.0
         self._brick_cluster = np.full(len(self._brick_ids), -1, dtype=np.int32)
         self._overloaded: set[int] = set()  # clutch welds over capacity in the last tick (see _break_overloaded)
         self._seating: dict[str, float] = {}

@@ -89,15 +89,17 @@ def clutch_eq_name(brick_id: str, slot: int) -> str:
     return f"clutch/{brick_id}/{slot}"
 
 
+# The clutch welds' impedance: near-hard (0.1 N must not stretch one visibly), at twice the 2 ms step's time constant.
+CLUTCH_SOLREF = (0.004, 1.0)
+CLUTCH_SOLIMP = (0.9999, 0.9999, 0.001, 0.5, 2.0)
+
+
 def clutch_slots(task: TaskSpec) -> dict[str, int]:
-    """How many clutch welds each brick carries: its supports in the initial or target assembly, at least 2."""
-    out = {b.id: max(2, len(task.initial_assembly.supports(b.id))) for b in task.initial}
-    target = task.target_assembly
-    for a in task.action_bricks:
-        out[a.id] = max(2, len(target.supports(a.id)) if a.id in target.index else 0)
-    for d in task.distractors:  # in no manual step, but an agent may still press one onto the studs
-        out[d.id] = 2
-    return out
+    """How many clutch welds each brick carries: one per stud cell of its footprint, the most supports it can take
+    (each cell over a different brick below). Sized from the bricks alone, never from the task's target: the
+    physics must not know where a brick is meant to go."""
+    bricks = [(b.id, b.part) for b in task.initial] + [(a.id, a.part) for a in loose_bricks(task)]
+    return {bid: part(p).width * part(p).depth for bid, p in bricks}
 
 
 def _camera_quat_looking_down(image_up_yaw: float) -> list[float]:
@@ -229,8 +231,8 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
             eq.name1 = brick_id
             eq.name2 = "world"
             eq.active = False
-            eq.solref = [0.004, 1.0]
-            eq.solimp = [0.9999, 0.9999, 0.001, 0.5, 2.0]  # near-hard: 0.1 N must not stretch it visibly
+            eq.solref = list(CLUTCH_SOLREF)
+            eq.solimp = list(CLUTCH_SOLIMP)
 
     if task.action_bricks:
         # The grasp lock (see MujocoBackend._grasp_tick): hand to whichever brick the fingers hold, set at run time.

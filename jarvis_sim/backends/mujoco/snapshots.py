@@ -40,6 +40,9 @@ class MujocoSnapshot:
     joint_plane: dict[int, Joint]
     seating: dict[str, float]
     engaged: frozenset[str]
+    registered: dict[str, float]
+    slipping: dict[str, Any]
+    frictionloss: np.ndarray
     rest_pending: frozenset[str]
     overloaded: frozenset[int]
     lock_armed: bool
@@ -77,6 +80,9 @@ class Snapshots(MujocoCore):
             joint_plane=dict(self._joint_plane),
             seating=dict(self._seating),
             engaged=frozenset(self._engaged),
+            registered=dict(self._registered),
+            slipping=dict(self._slipping),
+            frictionloss=m.dof_frictionloss.copy(),
             rest_pending=frozenset(self._rest_pending),
             overloaded=frozenset(self._overloaded),
             lock_armed=self._lock_armed,
@@ -109,6 +115,9 @@ class Snapshots(MujocoCore):
         self._joint_plane = dict(snapshot.joint_plane)
         self._seating = dict(snapshot.seating)
         self._engaged = set(snapshot.engaged)
+        self._registered = dict(snapshot.registered)
+        self._slipping = dict(snapshot.slipping)
+        m.dof_frictionloss[:] = snapshot.frictionloss
         self._rest_pending = set(snapshot.rest_pending)
         self._overloaded = set(snapshot.overloaded)
         self._lock_armed = snapshot.lock_armed

@@ -70,23 +70,32 @@ def test_the_baseplate_is_world_geometry_named_and_segmented_as_the_baseplate(ba
 
 
 def test_rest_loads_are_recorded_for_clusters_that_fell_asleep_while_settling():
-    """A structure asleep at the end of the settle has no constraint rows; its welds' rest loads must still be taken
-    (else its own weight counts as load once something wakes it: a light touch then breaks a 1-stud connection)."""
+    """A structure asleep at the end of the settle has no constraint rows; its welds' rest loads (their self-stress)
+    must still be taken. A staircase is a tree of connections: no self-stress, so each weld is judged on the whole
+    moment of the weight above it. A 1x4 on two posts closes a loop through the ground: its welds' split of the
+    weight carries self-stress, recorded while it sleeps."""
     b = MujocoBackend()
     # A staircase of 1x2 bricks on the baseplate, each on one stud of the one below: every weld carries a moment.
     initial = [make_brick(f"s{k:03d}", "3004", 1, 4 + k, 4, 3 * k) for k in range(4)]
-    loose = ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3004", 4, 12, 4, 0))
+    # Beside it, a 1x4 bridging two 1x1 posts.
+    initial += [make_brick("p000", "3005", 2, 12, 8, 0), make_brick("p001", "3005", 2, 15, 8, 0),
+                make_brick("p002", "3010", 3, 12, 8, 3)]
+    loose = ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3004", 4, 20, 4, 0))
     task = TaskSpec(id="stair", source_assembly="crafted", initial=initial, action_bricks=[loose], baseplate=True,
                     time_budget_s=60.0, manual_steps=[ManualStep(index=0, brick_ids=["a00"])])
     b.load(task)
     try:
         assert (b.data.tree_asleep[[b._tree[x.id] for x in initial]] >= 0).all()  # it settled and sleeps
-        rest = b._rest_load[list(b._partner)]
-        assert np.abs(rest[:, 3:]).max(axis=1).min() > 1e-5  # every weld's moment at rest is known
+        stair = [eq for eq, _ in b._partner.items() if b._slot_brick[eq].startswith("s")]
+        bridge = [eq for eq, _ in b._partner.items() if b._slot_brick[eq].startswith("p")]
+        assert np.abs(b._rest_load[stair]).max() < 1e-9  # a tree: nothing to subtract
+        assert np.abs(b._rest_load[bridge]).max() > 1e-6  # a loop: its self-stress is known though it slept
         b._wake_all()
         b.step(1)
         eqs, _force, moment = b._net_loads()
-        assert len(eqs) == len(initial) and np.abs(moment).max() < 1e-3  # woken, it carries what it carried at rest
+        on_stair = np.isin(eqs, stair)
+        assert on_stair.sum() == 4 and np.abs(moment[on_stair]).max() > 1e-4  # the weight's moment counts
+        assert max(use for bid in ("s001", "s002", "s003") for _, use in b.brick_load(bid)) < 1.0  # and it stands
     finally:
         b.close()
 
