@@ -21,7 +21,7 @@ import mujoco
 import numpy as np
 
 from jarvis_sim.backends.mujoco.core import MujocoCore
-from jarvis_sim.backends.mujoco.scene import CLUTCH_SOLIMP, CLUTCH_SOLREF
+from jarvis_sim.backends.mujoco.scene import CLUTCH_SOLIMP, clutch_solref
 from jarvis_sim.lego import clutch_model
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.catalog import part
@@ -63,7 +63,7 @@ class ClutchSlip(MujocoCore):
         # impedance a 2.3 g brick under a tenth of the friction crept 0.15 mm a tick.
         dof = self._dadr[brick]
         m = self.model
-        m.dof_solref[dof : dof + 6] = CLUTCH_SOLREF
+        m.dof_solref[dof : dof + 6] = clutch_solref(float(m.opt.timestep))
         m.dof_solimp[dof : dof + 6] = CLUTCH_SOLIMP
 
     def _engaged_fraction(self, brick: str, slip: Slip) -> float:

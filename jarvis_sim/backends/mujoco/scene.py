@@ -89,9 +89,17 @@ def clutch_eq_name(brick_id: str, slot: int) -> str:
     return f"clutch/{brick_id}/{slot}"
 
 
-# The clutch welds' impedance: near-hard (0.1 N must not stretch one visibly), at twice the 2 ms step's time constant.
-CLUTCH_SOLREF = (0.004, 1.0)
+# The clutch welds' impedance: near-hard (0.1 N must not stretch one visibly). Their time constant is twice the
+# physics step, the stiffest MuJoCo keeps stable (below it, with its safety clamp off, a 1x1 post blew up within
+# 60 ms). A weld's compliance also scales with its bricks' inverse inertia: a 1x8 plate on a 1x1 post, loaded to a
+# third of its capacity, droops 0.78 deg at the 2 ms step and 0.195 deg at 1 ms (tests/.../test_clutch_weight.py).
 CLUTCH_SOLIMP = (0.9999, 0.9999, 0.001, 0.5, 2.0)
+
+
+def clutch_solref(timestep_s: float) -> tuple[float, float]:
+    """The clutch welds' (and the grasp lock's) solref at this physics step: time constant 2 steps, critically
+    damped."""
+    return (2.0 * timestep_s, 1.0)
 
 
 def clutch_slots(task: TaskSpec) -> dict[str, int]:
@@ -231,7 +239,7 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
             eq.name1 = brick_id
             eq.name2 = "world"
             eq.active = False
-            eq.solref = list(CLUTCH_SOLREF)
+            eq.solref = list(clutch_solref(config.timestep_s))
             eq.solimp = list(CLUTCH_SOLIMP)
 
     if task.action_bricks:
@@ -243,8 +251,8 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
         lock.name1 = HAND_BODY
         lock.name2 = task.action_bricks[0].target.id
         lock.active = False
-        lock.solref = [0.004, 1.0]
-        lock.solimp = [0.9999, 0.9999, 0.001, 0.5, 2.0]
+        lock.solref = list(clutch_solref(config.timestep_s))
+        lock.solimp = list(CLUTCH_SOLIMP)
 
     # Cameras look at the region holding the build and the staging area.
     xs = [ws.staging_min[0], ws.staging_max[0], origin[0]]
