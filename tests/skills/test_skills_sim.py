@@ -573,3 +573,19 @@ def test_the_press_yields_sideways_so_a_wall_hanging_from_one_stud_is_not_dragge
     placed = s["place_at"](b.x, b.y, b.z, b.yaw % 2)
     assert placed["seated"] and sorted(s.truth("b142")[1]) == ["b124", "b129"]
     assert sorted(s.truth("b069")[1]) == partners_before["b069"]
+
+
+def test_a_2x8_seats_under_the_arms_biased_force_estimate_without_tripping_the_reflex(
+        open_session: Callable[[TaskSpec], Session]) -> None:
+    """The arm's force estimate reads a seeded bias of up to 2 N an axis (jarvis_sim/backends/mujoco/wrist_sensor.py);
+    the guarded press tares it, seats a 2x8 on a 2x8 and the reflex stays quiet."""
+    from jarvis_sim.backends.mujoco.wrist_sensor import wrist_bias
+
+    assert np.abs(wrist_bias(0)).max() > 0.5  # the session's seed reads a bias well above the press's 0.3 N contact
+    initial = [make_brick("s000", "3007", 1, 2, 4, 0)]
+    actions = [ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3007", 4, 2, 4, 3))]
+    s = open_session(crafted("2x8-on-2x8", initial, actions, baseplate=True))
+    s["pick"](s.seen_as(s.look(), "a00")["id"])
+    placed = s["place_at"](2, 4, 3, 0)
+    assert placed["seated"] and s.truth("a00")[1] == ["s000"]
+    assert all(c.ok for c in s.ctx.calls) and s.backend.collision_event() is None

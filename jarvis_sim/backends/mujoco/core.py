@@ -116,6 +116,7 @@ class MujocoCore(Backend):
     _collision: tuple[str, str, float] | None
     _reflex_hold_n: float | None
     reflex_n: float
+    _wrist_bias: np.ndarray  # the arm's estimated external force's bias (wrist_sensor.py)
     q_cmd: np.ndarray
     grip_closed: bool
     grip_force: float

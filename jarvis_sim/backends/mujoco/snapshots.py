@@ -48,6 +48,7 @@ class MujocoSnapshot:
     lock_armed: bool
     collision: tuple[str, str, float] | None
     reflex_n: float
+    wrist_bias: np.ndarray
     reflex_hold_n: float | None
     ee_target: tuple[np.ndarray, np.ndarray] | None
     ee_setpoint: tuple[np.ndarray, np.ndarray] | None
@@ -88,6 +89,7 @@ class Snapshots(MujocoCore):
             lock_armed=self._lock_armed,
             collision=self._collision,
             reflex_n=self.reflex_n,
+            wrist_bias=self._wrist_bias.copy(),
             reflex_hold_n=self._reflex_hold_n,
             ee_target=None if self.cart.target is None else (self.cart.target[0].copy(), self.cart.target[1].copy()),
             ee_setpoint=None if self.cart.setpoint is None else (self.cart.setpoint[0].copy(), self.cart.setpoint[1].copy()),
@@ -123,6 +125,7 @@ class Snapshots(MujocoCore):
         self._lock_armed = snapshot.lock_armed
         self._collision = snapshot.collision
         self.reflex_n = snapshot.reflex_n
+        self._wrist_bias = snapshot.wrist_bias.copy()
         self._reflex_hold_n = snapshot.reflex_hold_n
         self.cart.target = None if snapshot.ee_target is None else (snapshot.ee_target[0].copy(), snapshot.ee_target[1].copy())
         self.cart.setpoint = None if snapshot.ee_setpoint is None else (snapshot.ee_setpoint[0].copy(), snapshot.ee_setpoint[1].copy())
