@@ -399,10 +399,10 @@ def test_lateral_push_above_capacity_dislodges_a_brick_below_it_does_not(monkeyp
         b.step(100)
         state = b.world_state().by_id()["s003"]
         assert state.connected_to == []
-        # It stays dislodged: pried up over the far edge, it rests tilted on the studs, off its seat.
-        _, x, y, _ = state.quaternion
-        tilt_deg = math.degrees(math.acos(min(1.0, 1.0 - 2.0 * (x * x + y * y))))
-        assert np.linalg.norm(np.array(state.position) - start) > 0.0008 and tilt_deg > 1.5
+        # It stays dislodged: pushed on off its studs, it rests on the stud tops, off its seat (tilted or level: its
+        # studs' friction held it level until they were out).
+        assert np.linalg.norm(np.array(state.position) - start) > 0.0008
+        assert state.position[2] - start[2] > 0.001
         # The weakest joint went first. (Pushed on, the loose brick jams on the studs below and may pry the 2x8 off.)
         assert broken is not None and broken.by_id()["s001"].connected_to == ["ground"]
     finally:
