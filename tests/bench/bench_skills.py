@@ -7,7 +7,7 @@
   and matched to ground-truth top faces by position only to score them.
 - One pick-and-place (pick + place_at, with place's verifying observation) in a ~75-brick scene: median wall
   time, quoted against the same pick-and-place in a 3-brick scene measured in this run.
-- `--oracle SUITE`: the oracle on a suite through agent.batch.run_batch; share of action bricks complete (of all,
+- `--oracle SUITE`: the oracle on a suite through agent.runs.batch.run_batch; share of action bricks complete (of all,
   and of those the oracle does not leave out as statically unbuildable: agent.agents.oracle.build_order),
   placement error over matched bricks, grasp success, undisturbed initial structures, and every failure.
 
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from common import emit, machine
 
 import jarvis_sim.tasks.families  # noqa: F401  (registers the task families)
-from jarvis_sim.backends.base import make_backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
 from jarvis_sim.lego.world_state import BrickState
@@ -42,8 +42,8 @@ from jarvis_sim.tasks.registry import load_task, suite_task_ids
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
 from skills.errors import SkillError
+from skills.libraries import bind
 from skills.perception import detect
-from skills.registry import bind
 from skills.sensor import SensorModel
 from skills.types import BrickDescriptor
 from tests.fakes.lego_tasks import stack_task
@@ -303,9 +303,9 @@ def undisturbed(record: Any, task: TaskSpec, tol_m: float = 0.001) -> tuple[bool
 def oracle_figures(suite: str, workers: int, out: Path | None, agent: str = "oracle") -> None:
     """Run the oracle (or the careful oracle) on a suite through the batch runner and summarise placement quality
     and failures."""
-    from agent.batch import run_batch
     from agent.config import AgentConfig
-    from agent.run_store import RunConfig
+    from agent.runs.batch import run_batch
+    from agent.runs.run_store import RunConfig
 
     root = out or Path(tempfile.mkdtemp(prefix="bench-skills-oracle-"))
     records: list[Any] = []
@@ -314,7 +314,7 @@ def oracle_figures(suite: str, workers: int, out: Path | None, agent: str = "ora
               on_record=lambda r, _p: records.append(r))
     wall = time.perf_counter() - t0
     if not records:  # a resumed run whose episodes were all done: read them back
-        from evaluator.records import EpisodeRecord
+        from jarvis_sim.records import EpisodeRecord
 
         lines = (root / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
         records = [EpisodeRecord.model_validate_json(x) for x in lines if x.strip()]
