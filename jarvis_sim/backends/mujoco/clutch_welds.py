@@ -138,8 +138,15 @@ class ClutchWelds(MujocoCore):
         # The pads hold a brick off its seat while their friction could take a connection's seating press.
         holding = self.grip_closed and 2.0 * float(self.model.geom_friction[self._pads[0], 0]) * self.grip_force \
             >= self.config.seat_press_n
-        squeezed = set.intersection(*self._pad_touches()) if holding else set()
-        for b in [b for b in self._registered if self._brick_index[b] not in squeezed]:
+        squeezed: set[int] | None = None  # read once a tick, and only when needed (this runs every tick)
+
+        def held(k: int) -> bool:
+            nonlocal squeezed
+            if squeezed is None:
+                squeezed = set.intersection(*self._pad_touches()) if holding else set()
+            return k in squeezed
+
+        for b in [b for b in self._registered if not held(self._brick_index[b])]:
             # Let go by the pads that held it on the stud tops: it snaps in if it is still where it was pressed.
             del self._registered[b]
             body = self._body[b]
@@ -165,7 +172,7 @@ class ClutchWelds(MujocoCore):
                 continue
             if force < len(seat.supports) * self.config.seat_press_n:
                 continue  # BrickSim registers each connection with its own press
-            if k in squeezed and seat.height_m > SEAT_BELOW_M:
+            if seat.height_m > SEAT_BELOW_M and held(k):
                 # Pressed past the studs' interference while the pads squeeze it: it goes where the hand takes it,
                 # and snaps home when they let go. (Welded at once, the weld drew it a stud height down through the
                 # squeezing pads and pulled the hand down with it: 24 N, measured on a 2x6 plate.)
