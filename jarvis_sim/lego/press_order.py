@@ -29,6 +29,8 @@ from jarvis_sim.lego.assembly import Assembly, LatticeBrick
 from jarvis_sim.lego.statics import GROUND, Joint, SideContact, admissible, gravity_loads, joint_on_cells
 
 PressPoint = tuple[float, float] | bool | None  # None: at the centre; (x, y): over the engaged studs; False: nowhere
+# The seating press, per connection the brick makes (the MuJoCo backend, like BrickSim, registers each connection with
+# its own press): a brick bridging two supports is pressed with twice this. `press_n` None below means that figure.
 SEAT_PRESS_N = clutch_model.SEAT_PRESS_N
 RETRIES = 3  # layers a brick that cannot take its press yet waits for one that steadies its support
 
@@ -180,7 +182,7 @@ class Structure:
         xy = (np.array(self.engaged[k], dtype=float) + 0.5).mean(axis=0) * u.STUD_PITCH_M + np.asarray(self.origin[:2])
         return float(xy[0]), float(xy[1])
 
-    def press_point(self, b: LatticeBrick, press_n: float = SEAT_PRESS_N,
+    def press_point(self, b: LatticeBrick, press_n: float | None = None,
                     point_n: float = clutch_model.CONTACT_POINT_CLUTCH_N, keep: bool = True) -> PressPoint:
         """Where `b`, seated next, can take its seating press with everything's weight on the structure: None at its
         centre (where a gripper holds a brick), the world (x, y) m of its engaged studs' middle when only there,
@@ -190,9 +192,10 @@ class Structure:
         self.add(b)
         k = len(self.bricks) - 1
         where: PressPoint = None
-        if not solid and not self.press_admissible(k, press_n, point_n=point_n):
+        force = len(self.joints[k]) * SEAT_PRESS_N if press_n is None else press_n
+        if not solid and not self.press_admissible(k, force, point_n=point_n):
             at = self.engaged_centre(k)
-            where = at if self.press_admissible(k, press_n, at, point_n) else False
+            where = at if self.press_admissible(k, force, at, point_n) else False
         if where is False or not keep:
             self._remove_last(saved)
         return where
@@ -215,7 +218,7 @@ class Structure:
 
 
 def press_point(assembly: Assembly, brick_id: str, lattice_origin: Sequence[float], baseplate: bool,
-                press_n: float = SEAT_PRESS_N, point_n: float = clutch_model.CONTACT_POINT_CLUTCH_N) -> PressPoint:
+                press_n: float | None = None, point_n: float = clutch_model.CONTACT_POINT_CLUTCH_N) -> PressPoint:
     """Structure.press_point of a brick of `assembly` (the structure built so far) seated last."""
     structure = Structure(baseplate, lattice_origin)
     for b in assembly:
@@ -225,7 +228,7 @@ def press_point(assembly: Assembly, brick_id: str, lattice_origin: Sequence[floa
 
 
 def single_arm_order(bricks: Sequence[LatticeBrick], baseplate: bool, lattice_origin: Sequence[float] = (0, 0, 0),
-                     present: Sequence[LatticeBrick] = (), press_n: float = SEAT_PRESS_N,
+                     present: Sequence[LatticeBrick] = (), press_n: float | None = None,
                      point_n: float = clutch_model.CONTACT_POINT_CLUTCH_N,
                      ) -> tuple[list[tuple[LatticeBrick, PressPoint]], list[LatticeBrick]]:
     """Order `bricks` (given in a buildable order, supports first) onto `present` so that each can take its press.

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from jarvis_sim.lego import clutch_model
 from jarvis_sim.lego.assembly import Assembly
-from jarvis_sim.lego.press_order import SEAT_PRESS_N, press_point
+from jarvis_sim.lego.press_order import press_point
 from jarvis_sim.lego.statics import stands
 from jarvis_sim.tasks.spec import TaskSpec
 
@@ -42,7 +42,7 @@ class BuildStatics:
 
 
 def build_statics(task: TaskSpec, point_n: float = clutch_model.CONTACT_POINT_CLUTCH_N,
-                  press_n: float = SEAT_PRESS_N) -> BuildStatics:
+                  press_n: float | None = None) -> BuildStatics:
     """Check a task's initial structure, then press each action brick on in manual order (see BuildStatics)."""
     origin = task.workspace.lattice_origin
     initial = task.initial_assembly

@@ -26,7 +26,9 @@ def test_same_seed_same_assembly_and_different_seed_differs() -> None:
 
 
 def test_dense_assembly_reaches_700_bricks_and_mixes_parts() -> None:
-    a = generate_assembly("dense", 3, kind="house", n_bricks=720)
+    # The drop rule's density, without the single-arm check (a 720-brick house is one cluster: each of its hundreds of
+    # press checks is a programme over all of it, minutes in all; tests/jarvis_sim/lego/test_press_order.py has it).
+    a = generate_assembly("dense", 3, kind="house", n_bricks=720, config=GeneratorConfig(single_arm=False))
     a.validate()
     assert len(a) == 720
     kinds = {b.spec.kind for b in a.bricks}

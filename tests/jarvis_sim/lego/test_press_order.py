@@ -73,3 +73,22 @@ def test_every_generated_brick_takes_its_press_in_build_order(seed: str) -> None
     for b in a:
         assert structure.press_point(b) is not False, (seed, b.id)
     assert len(a) > 0
+
+
+def test_the_seating_press_is_one_figure_per_connection() -> None:
+    """A brick bridging two supports makes two connections and is pressed with 2 x SEAT_PRESS_N (the backend
+    registers each connection with its own press): the default press is that, not one figure per brick."""
+    from jarvis_sim.lego.press_order import SEAT_PRESS_N
+
+    s = Structure(baseplate=True)
+    for b in (make_brick("a", "3005", 4, 0, 0, 0), make_brick("b", "3005", 4, 3, 0, 0)):
+        s.add(b)
+    bridge = make_brick("bridge", "3010", 4, 0, 0, 3)
+    s.add(bridge)
+    assert len(s.joints[s.index["bridge"]]) == 2
+    one, two = (Structure(baseplate=True) for _ in range(2))
+    far = make_brick("far", "3005", 4, 0, 0, 6)  # on the bridge's end: one connection
+    for st in (one, two):
+        for b in s.bricks:
+            st.add(b)
+    assert one.press_point(far, keep=False) == two.press_point(far, press_n=SEAT_PRESS_N, keep=False)
