@@ -72,6 +72,7 @@ RELEASE_OPENING_MM = 4.0  # the pads open this much wider than the brick to let 
 PAD_HALF_WIDTH_MM = PAD.half_along_mm  # finger pad (LEGO fingertips), across the finger travel
 PAD_THICKNESS_MM = PAD.across_mm[1] - PAD.across_mm[0]
 SEATED_TOLERANCE_MM = 2.0
+HIGH_GRIP_TIPS_MM = 3.0  # set-and-push: the tips this far below a brick's top, so it drops little onto its studs
 PUT_DOWN_TOLERANCE_MM = 10.0
 PRECISE_SETTLE_MM = 0.03  # in-plane TCP error allowed when the fingers close on or let go of a brick
 VERIFY_ASIDE_M = 0.15  # how far the hand steps aside before the camera checks a placement
@@ -156,7 +157,7 @@ def _grip_span_mm(d: BrickDescriptor, across_long: bool) -> float:
     return d.size[0 if across_long else 1] * PITCH_MM - u.FIT_GAP_M * 1000.0
 
 
-def _grasp_plan(ctx: SkillContext, brick: str, across_long: bool) -> GraspPlan:
+def _grasp_plan(ctx: SkillContext, brick: str, across_long: bool, tips_below_top_mm: float | None = None) -> GraspPlan:
     """A top-down grasp closing across the brick's short side, or across its long side (for a regrasp)."""
     d = ctx.descriptor(brick)
     pts = ctx.perceived.points.get(brick)
@@ -170,6 +171,8 @@ def _grasp_plan(ctx: SkillContext, brick: str, across_long: bool) -> GraspPlan:
     rest_z = d.top_z_mm - height_mm(height_kind(d))
     clearance = TIP_CLEARANCE_MM if d.height == "plate" else BRICK_TIP_CLEARANCE_MM
     pad_z = max(d.top_z_mm - depth, rest_z + FINGERTIP_BELOW_TCP_MM + clearance)
+    if tips_below_top_mm is not None:  # a high grip, the tips this far below the top (set-and-push: a short drop)
+        pad_z = d.top_z_mm - tips_below_top_mm + FINGERTIP_BELOW_TCP_MM
     gap, neighbour = _finger_room(ctx, brick, centre, math.radians(yaw_deg), span_mm, pad_z)
     if gap < FINGER_CLEARANCE_MM:
         raise NotGraspable(
@@ -262,7 +265,8 @@ def pick(ctx: SkillContext, brick: str) -> PickResult:
     return _pick(ctx, brick, across_long=False)
 
 
-def _pick(ctx: SkillContext, brick: str, across_long: bool, offset_mm: float = 0.0) -> PickResult:
+def _pick(ctx: SkillContext, brick: str, across_long: bool, offset_mm: float = 0.0,
+          tips_below_top_mm: float | None = None) -> PickResult:
     """pick(); `offset_mm` grips the brick off its centre: its centre ends that far from the TCP along the pads'
     width (the tool's x axis), so that place() can press it over the studs it engages."""
     if ctx.held is not None:
@@ -271,7 +275,7 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool, offset_mm: float = 0
     if not d.free_to_grasp and not d.in_structure:
         raise NotGraspable(f"brick {brick} is covered or mostly hidden (visible {d.visible_fraction:.0%}): clear what "
                            "lies on it, or go_home() and observe() again if the arm hides it")
-    plan = _grasp_plan(ctx, brick, across_long)
+    plan = _grasp_plan(ctx, brick, across_long, tips_below_top_mm)
     assert ctx.motion is not None
     above = _pad_target(ctx, plan.x_mm, plan.y_mm, d.top_z_mm + APPROACH_HEIGHT_MM)
     at = _pad_target(ctx, plan.x_mm, plan.y_mm, plan.z_mm)
@@ -462,9 +466,10 @@ def place(ctx: SkillContext, pose: Pose, press_supported: bool = False) -> Place
     presses the brick onto the studs (about 1 N per stud), releases, retreats and checks that the
     brick is seated: it seats only when it comes down within a fraction of a millimetre of the studs. When bricks
     beside the target leave the fingers no room, the brick is first set down and gripped across its other
-    side; when neither side has room (flush between bricks of its own level), it is let go just above its studs
-    and pushed home with the closed fingers over its own footprint; path_blocked when even that would touch a
-    neighbour (place it before its neighbours).
+    side; when neither side has room to open the fingers (flush between bricks of its own level), it is pressed
+    on and the lightly squeezing pads slide up off it before they open; where the pads do not even fit beside it,
+    it is let go just above its studs and pushed home with the closed fingers; path_blocked when even that would
+    touch a neighbour (place it before its neighbours).
     press_supported: press over the studs the brick takes from the bricks below it (as perceived) instead of at
     its centre, for a brick overhanging its support: pressed at its centre, it levers on what holds it. The brick
     is then set down and gripped again off its centre first, as far along its length as the fingers allow.
@@ -518,11 +523,16 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
                           "find it, then pick it again")
     _check_free(ctx, pose, held)
     gripper_yaw = _free_gripper_yaw(ctx, pose, held)
+    slide_off = False  # let go by sliding the lightly squeezing pads up the seated brick: no room to open beside it
     if gripper_yaw is None:
         try:
             gripper_yaw = _regrasp_for(ctx, pose)
         except PathBlocked as blocked:
-            return _set_and_push(ctx, pose, tolerance_mm, blocked)
+            base = _gripper_yaw(ctx, pose.yaw_deg)
+            if ctx.held_offset_mm or _finger_blockers(ctx, pose, held, base, _grip_span_mm(held, ctx.held_across_long),
+                                                      release_opening_mm=0.0):
+                return _set_and_push(ctx, pose, tolerance_mm, blocked)
+            gripper_yaw, slide_off = base, True
     hand_yaw = None
     if press_at is not None:
         hand_yaw = _grip_to_press_at(ctx, pose, gripper_yaw, press_at)
@@ -556,6 +566,12 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
     # sideways, prying the structure below (a 1-wide brick's clutch holds 0.03 N m at most).
     ctx.backend.set_gripper(closed=True, force_n=RELEASE_GRIP_N)
     step_watching(ctx, max(1, round(RELEASE_EASE_S / ctx.backend.control_dt)))
+    if slide_off:
+        # Flush between neighbours, the pads have no room to open: they slide up the seated brick (their light squeeze's
+        # friction, under 1 N, is far below its clutch) and open once above it.
+        clear = seat.copy()
+        clear[2] += (height_mm(height_kind(held)) + STUD_MM + 2.0) / 1000.0
+        ctx.motion.move_to(ctx, clear, quat, speed=0.01, check_collisions=False)
     ctx.backend.set_gripper(closed=False, width_m=(span_mm + RELEASE_OPENING_MM) / 1000.0)
     wait_gripper(ctx)
     ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
@@ -610,6 +626,24 @@ def _set_and_push(ctx: SkillContext, pose: Pose, tolerance_mm: float, blocked: P
     turn = push_yaw(hits, [yaw, yaw + math.pi / 2], push_tips - STUD_MM - 0.5)
     if lift is None or turn is None:
         raise blocked
+    if lift > HIGH_GRIP_TIPS_MM + STUD_MM and held.height != "plate":
+        # Gripped low, it would drop from high and land turned, out of the studs' lead-in: grip it by its top instead.
+        across_long = ctx.held_across_long
+        put = put_down(ctx)
+        go_home(ctx)
+        again = _find_near(ctx, held, put.pose)
+        if again is None:
+            raise PlacementFailed(f"{put.brick}, set down to be gripped by its top, is no longer near "
+                                  f"({put.pose.x_mm:.1f}, {put.pose.y_mm:.1f}) mm; observe() to find it")
+        _pick(ctx, again.id, across_long=across_long, tips_below_top_mm=HIGH_GRIP_TIPS_MM)
+        held = ctx.held_descriptor
+        assert held is not None and ctx.held is not None
+        exclude.clear()
+        exclude.add(ctx.held)
+        tcp_seat_mm = pose.z_mm - ctx.held_grip_depth_mm
+        lift = release_lift_mm(hits, yaw, (span, span + RELEASE_OPENING_MM), tcp_seat_mm - FINGERTIP_BELOW_TCP_MM)
+        if lift is None:
+            raise blocked
     press_n = min(PRESS_N_PER_STUD * held.size[0] * held.size[1] + PRESS_MARGIN_N, PRESS_MAX_N)
     above = _pad_target(ctx, pose.x_mm, pose.y_mm, tcp_seat_mm + APPROACH_HEIGHT_MM)
     _transfer(ctx, above, top_down_quaternion(_hand_yaw(ctx, above, yaw)), check_collisions=False)
@@ -781,11 +815,11 @@ def _let_go(ctx: SkillContext) -> None:
 
 
 def _finger_blockers(ctx: SkillContext, pose: Pose, held: BrickDescriptor, gripper_yaw: float,
-                     span_mm: float) -> list[str]:
+                     span_mm: float, release_opening_mm: float = RELEASE_OPENING_MM) -> list[str]:
     """Perceived bricks that some part of the hand (skills/hand.py: pads, upper fingers, the hand's body) would hit
     with the held brick at its seat, while the fingers press it (closed on the brick) and while they open to let go."""
     tips_z = pose.z_mm - ctx.held_grip_depth_mm - FINGERTIP_BELOW_TCP_MM - PRESS_BELOW_SEAT_MM
-    return _hand_blockers(ctx, pose.x_mm, pose.y_mm, gripper_yaw, (span_mm, span_mm + RELEASE_OPENING_MM), tips_z,
+    return _hand_blockers(ctx, pose.x_mm, pose.y_mm, gripper_yaw, (span_mm, span_mm + release_opening_mm), tips_z,
                           exclude={ctx.held} if ctx.held else set())
 
 
