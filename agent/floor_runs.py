@@ -16,7 +16,7 @@ from pathlib import Path
 from agent.config import AgentConfig
 from agent.run_store import RunConfig
 from jarvis_sim.backends.base import SIMULATOR_REVISION
-from jarvis_sim.manuals.cache import cache_root
+from jarvis_sim.paths import cache_root
 
 FLOOR_AGENTS = ("null", "shuffle")
 

@@ -52,3 +52,18 @@ def test_lock_satisfies_every_declared_requirement() -> None:
         assert name in lock, f"{req} is declared in pyproject.toml but missing from requirements.lock (re-run pip-compile)"
         assert req.specifier.contains(lock[name], prereleases=True), (
             f"requirements.lock pins {name}=={lock[name]}, outside pyproject's {req} (re-run pip-compile)")
+
+
+def test_every_package_of_the_source_tree_is_listed_for_the_wheel() -> None:
+    # pyproject lists the packages (two data folders are mapped into them), so a new subpackage must be added
+    # there or the wheel silently lacks it: this compares the list with the folders holding an __init__.py.
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    found = {".".join(init.parent.relative_to(ROOT).parts)
+             for top in ("jarvis_sim", "skills", "agent", "evaluator") for init in (ROOT / top).rglob("__init__.py")
+             if "__pycache__" not in init.parts}
+    mapped = set(config["package-dir"])
+    listed = set(config["packages"])
+    assert listed - mapped == found, (
+        f"add to [tool.setuptools] packages: {sorted(found - listed)}; remove: {sorted(listed - mapped - found)}")
+    for package, folder in config["package-dir"].items():
+        assert (ROOT / folder).is_dir(), f"{package} maps to {folder}, which is not a folder"
