@@ -115,6 +115,8 @@ class RunSummary(_Model):
     n_episodes: int
     n_cancelled: int = 0
     n_failed: int = 0
+    n_infrastructure_failures: int = Field(
+        0, description="Of n_failed, those a wall-clock safety net ended (the machine's fault): left out, not 0.")
     families: list[str] = Field(default_factory=list)
     soft_score: MeanCI | None = None
     sub_scores: dict[str, MeanCI] = Field(default_factory=dict)
@@ -177,8 +179,9 @@ def run_labels(config: dict[str, Any], records: list[EpisodeRecord]) -> dict[str
 
 
 def episode_scores(r: EpisodeRecord) -> dict[str, float] | None:
-    """The scores an episode counts with (zeros for a failed unscored assembly episode; None if left out)."""
-    if r.status == "cancelled":
+    """The scores an episode counts with (zeros for a failed unscored assembly episode; None if left out: cancelled,
+    or an infrastructure failure)."""
+    if r.status == "cancelled" or r.infrastructure_failure:
         return None
     if r.scores:
         return r.scores
@@ -326,6 +329,7 @@ def summarise(run: RunData) -> RunSummary:
         "n_episodes": len(records),
         "n_cancelled": sum(r.status == "cancelled" for r in records),
         "n_failed": sum(r.status == "failed" for r in records),
+        "n_infrastructure_failures": sum(r.infrastructure_failure for r in records),
         "families": sorted({r.family for r in records}),
         "soft_score": mean_ci([s["soft_score"] for _, s in scored if "soft_score" in s]),
         "skipped_lines": [str(p) for p in run.problems],
