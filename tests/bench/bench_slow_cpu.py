@@ -101,7 +101,7 @@ def main() -> None:
     ap.add_argument("--slowdown", type=float, default=3.0)
     args = ap.parse_args()
     task_args = ["--task-file", args.task_file] if args.task_file else ["--task", args.task]
-    from agent.assembly_episode import SIM_BUDGET_FACTOR
+    from agent.episodes.assembly import SIM_BUDGET_FACTOR
     from agent.config import Budget
 
     with tempfile.TemporaryDirectory(prefix="jarvis-slow-cpu-") as tmp:
