@@ -13,6 +13,7 @@ identical, and the program safety net the episode ran under.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -51,10 +52,8 @@ def _descendants(root: int) -> list[int]:
 
 def _signal_all(pids: list[int], sig: signal.Signals) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def _duty_cycle(proc: subprocess.Popen[bytes], slowdown: float, stop: threading.Event) -> None:
@@ -101,8 +100,8 @@ def main() -> None:
     ap.add_argument("--slowdown", type=float, default=3.0)
     args = ap.parse_args()
     task_args = ["--task-file", args.task_file] if args.task_file else ["--task", args.task]
-    from agent.episodes.assembly import SIM_BUDGET_FACTOR
     from agent.config import Budget
+    from agent.episodes.assembly import SIM_BUDGET_FACTOR
 
     with tempfile.TemporaryDirectory(prefix="jarvis-slow-cpu-") as tmp:
         normal, wall_n = run_once(task_args, args.agent, Path(tmp) / "normal", 1.0)
