@@ -120,6 +120,28 @@ def test_bootstrap_interval() -> None:
     assert one is not None and (one.lo, one.hi) == (42.0, 42.0)
 
 
+def test_bootstrap_is_the_percentile_bootstrap_of_the_seeded_resamples() -> None:
+    """scipy.stats.bootstrap draws, in batches, the resamples the plain definition draws from the same generator."""
+    import numpy as np
+
+    from evaluator.stats import BOOTSTRAP_RESAMPLES
+
+    rng = np.random.default_rng(5)
+    for n in (2, 7, 50, 301):
+        x = np.round(rng.random(n) * 4) * 25  # scores on a coarse grid, as per-task soft scores often are
+        draws = np.random.default_rng(0)
+        boot = np.concatenate([x[draws.integers(0, n, size=(k, n))].mean(axis=1)
+                               for k in _batches(BOOTSTRAP_RESAMPLES, max(1, 2_000_000 // n))])
+        lo, hi = np.quantile(boot, [0.025, 0.975])
+        ci = mean_ci(list(x))
+        assert ci is not None
+        assert ci.lo == pytest.approx(min(lo, x.mean()), abs=1e-9) and ci.hi == pytest.approx(max(hi, x.mean()), abs=1e-9)
+
+
+def _batches(total: int, size: int) -> list[int]:
+    return [min(size, total - k) for k in range(0, total, size)]
+
+
 def test_single_run_report_files(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run", standard_records())
     write_report([run], tmp_path / "out")
