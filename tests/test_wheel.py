@@ -113,6 +113,12 @@ def test_wheel_installed_elsewhere_runs_the_main_job_and_a_benchmark(tmp_path: P
     venv = str(tmp_path / "venv")
     assert all(w.startswith(venv) for w in where), f"the installed package is not the one imported: {where}"
     _run([str(py), "-m", "pip", "check"], elsewhere, env)
+    # The server's migrations, dashboard templates and docs bundles ship too: the app builds its database and pages.
+    _run([str(py), "-c", "from fastapi.testclient import TestClient; from agent.server.app import create_app; "
+          "from agent.server.settings import ServerSettings; "
+          "c = TestClient(create_app(ServerSettings.model_validate({'data_dir': 'srv', 'workers': 0}), "
+          "start_workers=False)); assert c.get('/healthz').status_code == 200; "
+          "assert c.get('/').status_code == 200; assert c.get('/redoc').status_code == 200"], elsewhere, env)
 
     suites = [json.loads(line) for line in _run([jarvis, "suites", "--family", "lego", "--json"], elsewhere, env).splitlines()]
     assert {s["name"]: s["available"] for s in suites}["jarvis-v1"] is True
