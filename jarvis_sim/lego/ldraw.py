@@ -33,7 +33,7 @@ from typing import Literal
 import numpy as np
 
 from jarvis_sim.gripper import too_wide_to_pick
-from jarvis_sim.lego.assembly import Assembly, AssemblyError, LatticeBrick
+from jarvis_sim.lego.assembly import LATTICE_LIMIT, Assembly, AssemblyError, LatticeBrick
 from jarvis_sim.lego.catalog import PARTS, Part, lookup, substitute_for, variant_title
 from jarvis_sim.lego.colors import EDGE, INHERIT, is_known
 from jarvis_sim.lego.ldraw_colours import FALLBACK, ColourResolver
@@ -92,7 +92,7 @@ class ImportNote:
     """One thing the importer did that the user should know: a skip, a substitution, a reorder."""
 
     where: str
-    action: Literal["skipped", "substituted", "colour_mapped", "reordered", "dropped"]
+    action: Literal["skipped", "substituted", "colour_mapped", "reordered", "dropped", "moved"]
     detail: str
 
     def __str__(self) -> str:
@@ -180,7 +180,8 @@ class _Expansion:
                 continue
             kind = words[0]
             if kind == "0":
-                if len(words) >= 2 and words[1].upper() == "STEP" and not trace:
+                # MLCad's ROTSTEP ends a step as STEP does (and turns the view, which the lattice has no use for).
+                if len(words) >= 2 and words[1].upper() in ("STEP", "ROTSTEP") and not trace:
                     self.step += 1
                 continue
             if kind in ("2", "3", "4", "5"):
@@ -380,21 +381,22 @@ def parse_ldraw(text: str, file: str = "<string>", base_dir: Path | None = None,
         level0 = float(baseplates[0].pos[1])  # a baseplate's origin is its top face
     else:
         level0 = max(float(r.pos[1]) + PARTS[r.part].height * 8 for r in bricks_refs)  # lowest bottom
-    bricks: list[LatticeBrick] = []
-    origin: dict[str, _Ref] = {}
+    placed: list[tuple[_Ref, tuple[int, int, int, int]]] = []
     for r in bricks_refs:
         try:
-            x, y, z, yaw = _to_lattice(r, level0, offset, anchor)
+            placed.append((r, _to_lattice(r, level0, offset, anchor)))
         except LDrawError as exc:
             if not lenient:
                 raise
             run.notes.append(ImportNote(r.where, "skipped", f"{r.part} ({PARTS[r.part].name}): {exc.reason}"))
-            continue
+    if not placed:
+        raise LDrawError(file, 1, "no bricks in the model lie on its stud grid (every part was skipped)")
+    bricks: list[LatticeBrick] = []
+    origin: dict[str, _Ref] = {}
+    for r, (x, y, z, yaw) in _within_lattice(placed, run.notes, file):
         bid = f"b{len(bricks):03d}"
         bricks.append(LatticeBrick(id=bid, part=r.part, color=r.color, x=x, y=y, z=z, yaw=yaw))
         origin[bid] = r
-    if not bricks:
-        raise LDrawError(file, 1, "no bricks in the model lie on its stud grid (every part was skipped)")
     assembly = Assembly(bricks, baseplate=bool(baseplates), name=Path(file).stem)
     for o in assembly.overlaps():
         a, b = origin[o.a], origin[o.b]
@@ -405,6 +407,26 @@ def parse_ldraw(text: str, file: str = "<string>", base_dir: Path | None = None,
         assembly = _buildable_order(assembly, step_of, origin, notes, drop=opts.unbuildable == "drop")
     steps = [[b.id for b in grp] for _, grp in itertools.groupby(assembly.bricks, key=lambda b: step_of[b.id])]
     return LDrawModel(assembly, steps, notes, {b.id: origin[b.id].where for b in assembly.bricks})
+
+
+def _within_lattice(placed: list[tuple[_Ref, tuple[int, int, int, int]]], notes: list[ImportNote],
+                    file: str) -> list[tuple[_Ref, tuple[int, int, int, int]]]:
+    """The placements, moved by whole studs to the lattice's origin when the model sits beyond its range (noted);
+    LDrawError when the model itself is larger than the lattice (LATTICE_LIMIT studs or plates)."""
+    tallest = max(placed, key=lambda p: p[1][2])
+    if tallest[1][2] > LATTICE_LIMIT:
+        raise tallest[0].error(f"part stands {tallest[1][2]} plates above the lowest part; the lattice holds "
+                               f"{LATTICE_LIMIT} (3.2 m)")
+    if all(abs(c[0]) <= LATTICE_LIMIT // 2 and abs(c[1]) <= LATTICE_LIMIT // 2 for _, c in placed):
+        return placed
+    dx, dy = min(c[0] for _, c in placed), min(c[1] for _, c in placed)
+    span = max(max(c[0] for _, c in placed) - dx, max(c[1] for _, c in placed) - dy)
+    if span > LATTICE_LIMIT:
+        raise LDrawError(file, 1, f"the model spans {span} studs ({span * 8 / 1000:.1f} m); the lattice holds "
+                                  f"{LATTICE_LIMIT}")
+    notes.append(ImportNote(placed[0][0].where, "moved", f"the model lies {max(abs(dx), abs(dy))} studs from LDraw's "
+                                                         "origin: its bricks are counted from its own corner"))
+    return [(r, (x - dx, y - dy, z, yaw)) for r, (x, y, z, yaw) in placed]
 
 
 def _placeable(ref: _Ref, notes: list[ImportNote]) -> bool:

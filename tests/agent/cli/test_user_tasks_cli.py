@@ -97,3 +97,23 @@ def test_a_failed_episode_exits_non_zero(tmp_path: Path) -> None:
     code, stdout, _ = _invoke("episode", "--task-file", str(one), "--agent", "llm", "--model", "nosuch:model",
                               "--out", str(tmp_path / "e"))
     assert code != 0, stdout
+
+
+def test_from_ldraw_on_files_real_tools_write(tmp_path: Path) -> None:
+    for name, bricks in (("mlcad_tower.ldr", 4), ("ldcad_house.mpd", 5), ("leocad_garden.ldr", 4),
+                         ("tiny_tower.ldr_Packed.mpd", 3)):
+        code, stdout, stderr = _invoke("tasks", "from-ldraw", str(DATA / "tools" / name), "--out",
+                                       str(tmp_path / f"{name}.jsonl"))
+        assert code == 0, stderr
+        assert json.loads(stdout)["bricks"] == bricks
+    assert "note: mlcad_tower.ldr:9: colour_mapped: 12-bit dither colour 0x4073073" in _invoke(
+        "tasks", "from-ldraw", str(DATA / "tools" / "mlcad_tower.ldr"), "--out", str(tmp_path / "m.jsonl"))[2]
+
+
+def test_from_ldraw_on_a_model_too_large_for_a_task_is_a_clear_error(tmp_path: Path) -> None:
+    rows = ["0 Big"] + [f"1 4 {(k % 20) * 20} {-24 - 24 * (k // 400)} {((k // 20) % 20) * 20} 1 0 0 0 1 0 0 0 1 3005.dat"
+                        for k in range(1005)]
+    model = tmp_path / "big.ldr"
+    model.write_text("\n".join(rows) + "\n")
+    code, stdout, stderr = _invoke("tasks", "from-ldraw", str(model), "--out", str(tmp_path / "big.jsonl"))
+    assert code == 2 and stderr.startswith("error: the model has 1005 bricks") and "Traceback" not in stderr + stdout
