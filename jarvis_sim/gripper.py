@@ -8,7 +8,7 @@ making a task an agent cannot do, and the pick skill refuses it with a typed err
 
 from __future__ import annotations
 
-from jarvis_sim.lego.catalog import Part
+from jarvis_sim.lego.part import Part
 from jarvis_sim.lego.units import FIT_GAP_M, STUD_PITCH_M
 
 # Franka Emika, "Franka Hand" product data sheet: stroke 80 mm, 40 mm per finger (libfranka's Gripper reports
