@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import jarvis_sim.tasks.families  # noqa: F401  (registers the built-in families and the JARVIS_PLUGINS ones)
 from jarvis_sim.tasks.family import (
-    _FAMILIES,
+    FAMILIES,
     QuestionFamily,
     SuiteInfo,
     TaskFamily,
@@ -23,8 +23,8 @@ __all__ = ["QuestionFamily", "SuiteInfo", "TaskFamily", "UnknownKeyError", "regi
 
 
 def families() -> dict[str, TaskFamily]:
-    """All registered families by name."""
-    return dict(_FAMILIES)
+    """All registered families by name (the built-in ones, JARVIS_PLUGINS' and the entry points')."""
+    return dict(FAMILIES.items())
 
 
 def suites() -> list[SuiteInfo]:
