@@ -220,8 +220,8 @@ def _blocks_main(item: QuestionItem, text: str, mode: ScoringMode) -> tuple[bool
         try:
             ok, skipped = _paper_replay(start, goal, actions)
         except _PaperParseError as exc:
-            why = str(exc) if found else f"no '<Output>' in the answer (the official script reads on anyway: {exc})"
-            return False, False, 0.0, {**details, "error": why}
+            error = str(exc) if found else f"no '<Output>' in the answer (the official script reads on anyway: {exc})"
+            return False, False, 0.0, {**details, "error": error}
         return ok, True, 100.0 * ok, {**details, "skipped_invalid_moves": skipped}
     if not found:
         return False, False, 0.0, {**details, "error": "no '<Output>' in the answer"}
