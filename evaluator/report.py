@@ -43,9 +43,14 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _outcomes(s: RunSummary) -> str:
-    """How the episodes ended, saying how each kind counts (failed ones score 0, cancelled ones are left out)."""
+    """How the episodes ended, saying how each kind counts (failed ones score 0; cancelled ones and infrastructure
+    failures, which a wall-clock safety net ended, are left out)."""
     done = s.n_episodes - s.n_failed - s.n_cancelled
-    return f"{done} finished, {s.n_failed} failed and counted as 0, {s.n_cancelled} cancelled and left out"
+    infra = s.n_infrastructure_failures
+    text = f"{done} finished, {s.n_failed - infra} failed and counted as 0, {s.n_cancelled} cancelled and left out"
+    if infra:
+        text += f", {infra} infrastructure failures (a wall-clock safety net tripped) left out"
+    return text
 
 
 def render_run(summary: RunSummary, plot_files: Sequence[str] = (), run_link: str = "") -> str:

@@ -120,6 +120,8 @@ class RunSummary(_Model):
     n_episodes: int
     n_cancelled: int = 0
     n_failed: int = 0
+    n_infrastructure_failures: int = Field(
+        0, description="Of n_failed, those a wall-clock safety net ended (the machine's fault): left out, not 0.")
     families: list[str] = Field(default_factory=list)
     soft_score: MeanCI | None = None
     sub_scores: dict[str, MeanCI] = Field(default_factory=dict)
@@ -323,6 +325,7 @@ def summarise(run: RunData) -> RunSummary:
         "n_episodes": len(records),
         "n_cancelled": sum(r.status == "cancelled" for r in records),
         "n_failed": sum(r.status == "failed" for r in records),
+        "n_infrastructure_failures": sum(r.infrastructure_failure for r in records),
         "families": sorted({r.family for r in records}),
         "soft_score": mean_ci([s["soft_score"] for _, s in scored if "soft_score" in s]),
         "skipped_lines": [str(p) for p in run.problems],

@@ -7,7 +7,6 @@ import order; an unknown suite or task names the valid ones.
 
 from __future__ import annotations
 
-import jarvis_sim.tasks.families  # noqa: F401  (registers the built-in families and the JARVIS_PLUGINS ones)
 from jarvis_sim.tasks.family import (
     FAMILIES,
     QuestionFamily,
@@ -22,8 +21,14 @@ from jarvis_sim.tasks.spec import TaskSpec
 __all__ = ["QuestionFamily", "SuiteInfo", "TaskFamily", "UnknownKeyError", "register_family"]
 
 
+def _ensure_loaded() -> None:
+    # At first use, not at import: a user's plug-in (JARVIS_PLUGINS) imports this module to register itself.
+    import jarvis_sim.tasks.families  # noqa: F401  (registers the built-in families and the JARVIS_PLUGINS ones)
+
+
 def families() -> dict[str, TaskFamily]:
     """All registered families by name (the built-in ones, JARVIS_PLUGINS' and the entry points')."""
+    _ensure_loaded()
     return dict(FAMILIES.items())
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from jarvis_sim.gripper import GRIPPER_MAX_OPENING_M, PICK_OPENING_MIN_MM, opening_fits
 from jarvis_sim.lego import units as u
+from jarvis_sim.lego.assembly import LATTICE_LIMIT
 from skills.context import SkillContext
 from skills.errors import (
     AlreadyHolding,
@@ -630,8 +631,8 @@ def place_at(ctx: SkillContext, stud_x: int, stud_y: int, level: int, rotation: 
         raise NothingHeld("the gripper holds nothing: pick(brick) first")
     if rotation not in (0, 1, 2, 3):
         raise InvalidArgument(f"rotation must be 0, 1, 2 or 3 quarter turns, not {rotation}")
-    if not 0 <= level <= 200:
-        raise InvalidArgument(f"level must lie in 0..200 plates, not {level}")
+    if not 0 <= level <= LATTICE_LIMIT:
+        raise InvalidArgument(f"level must lie in 0..{LATTICE_LIMIT} plates, not {level}")
     held = ctx.held_descriptor
     pose = ground_placement_pose(ctx.workspace, held.size, height_kind(held),
                                  stud_x, stud_y, rotation)

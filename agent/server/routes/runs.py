@@ -20,7 +20,9 @@ from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
 from agent.server.limits import check_limits
 from agent.server.queue import TERMINAL, QuotaExceeded
 from agent.server.routes.episodes import check_agent_options, notify_workers, quota_error, validate_agent
+from agent.server.routes.tasks import resolve_task
 from agent.server.schemas import RunCreate, RunPublic, RunsPublic
+from agent.server.user_tasks import is_user_task_id
 from jarvis_sim.records import EpisodeRecord, Timings
 from jarvis_sim.tasks.registry import family_of_task, load_task, suite_task_ids
 
@@ -41,10 +43,13 @@ def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: S
     task_ids = suite_task_ids(body.suite) if body.suite else list(body.task_ids)
     families = {t: family_of_task(t) for t in task_ids}
     seen_kinds: set[str] = set()
-    for t, fam in families.items():  # one task per family checks the agent can run that kind
+    for t, fam in families.items():
+        # Every registered task must be this token's own (a 404 otherwise); one task per family checks the agent
+        # can run that kind.
+        task = resolve_task(settings, t, token) if is_user_task_id(t) else None
         if fam.name not in seen_kinds:
             seen_kinds.add(fam.name)
-            validate_agent(agent, load_task(t))
+            validate_agent(agent, task if task is not None else load_task(t))
     run_id = "run-" + uuid.uuid4().hex[:12]
     config = RunConfig(suite=body.suite, task_ids=task_ids, agent=agent, budget=body.budget, backend=settings.backend)
     now = time.time()
