@@ -222,13 +222,14 @@ def render_comparison(c: Comparison, plot_files: Sequence[str] = (), links: Sequ
     diffs = [d for d in ("easy", "medium", "hard", "overall") if any(d in r.by_difficulty for r in c.rows)]
     groups = list(dict.fromkeys(k for r in c.rows for k in r.groups))
     lines += ["## Runs", ""]
-    header = ["Run", "Model", "Tools", "Mode", "n", *[d.capitalize() for d in diffs]]
+    header = ["Run", "Agent", "Model", "Tools", "Mode", "n", *[d.capitalize() for d in diffs]]
     if diffs:
         header.append("Completion")
     header += groups if len(groups) > 1 or not diffs else []
     rows = []
     for r in c.rows:
-        row = [r.run, r.labels.get("model", "–"), r.labels.get("tool_library", "–"), r.labels.get("mode", "–"),
+        row = [r.run, r.labels.get("agent", "–"), r.labels.get("model", "–"), r.labels.get("tool_library", "–"),
+               r.labels.get("mode", "–"),
                str(r.n_episodes), *[_ci(r.by_difficulty.get(d)) for d in diffs]]
         if diffs:
             row.append(_ci(r.completion))

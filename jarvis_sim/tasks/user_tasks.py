@@ -31,7 +31,8 @@ from jarvis_sim.lego.press_order import single_arm_order
 from jarvis_sim.lego.statics import stands
 from jarvis_sim.tasks.collection import tasks_of
 from jarvis_sim.tasks.difficulty import stratum_of
-from jarvis_sim.tasks.spec import TaskSpec
+from jarvis_sim.tasks.spec import MAX_TASK_BRICKS, TaskSpec
+from jarvis_sim.tasks.staging import out_of_reach
 from jarvis_sim.tasks.suites import suite_path
 
 MAX_TASK_FILE_BYTES = 64 << 20
@@ -98,7 +99,15 @@ def single_arm_assembly(assembly: Assembly, unbuildable: Unbuildable = "fail") -
 def tasks_from_assembly(assembly: Assembly, seed: int = 0, unbuildable: Unbuildable = "fail",
                         notes: list[str] | None = None) -> list[TaskSpec]:
     """Every task of a user's assembly that one arm can build, difficulty labelled; AssemblyError when it cannot be
-    built in order (see single_arm_assembly for `unbuildable`; what it did is appended to `notes`)."""
+    built in order or is larger than a task may be (see single_arm_assembly for `unbuildable`; what it did is
+    appended to `notes`)."""
+    if len(assembly) > MAX_TASK_BRICKS:
+        raise AssemblyError(f"the model has {len(assembly)} bricks and its last task would hold all of them; a task "
+                            f"holds at most {MAX_TASK_BRICKS} (jarvis_sim.tasks.spec.MAX_TASK_BRICKS): import a "
+                            "submodel of it, or split it into models of at most that many bricks")
+    far = out_of_reach(assembly.footprint_bounds())
+    if far is not None:
+        raise AssemblyError(f"the model does not fit the robot's workspace: {far}")
     assembly.validate()
     assembly, said = single_arm_assembly(assembly, unbuildable)
     thresholds = suite_strata()

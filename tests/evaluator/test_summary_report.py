@@ -171,3 +171,13 @@ def test_comparison_of_models_and_tool_libraries(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "comparison.png").is_file()
     assert json.loads((tmp_path / "out" / "comparison.json").read_text())["models"] == ["gpt-4o", "claude"]
     assert "Run" in render_comparison(c)
+
+
+def test_the_comparison_names_each_runs_agent(tmp_path: Path) -> None:
+    from tests.evaluator.runs import standard_records, write_run
+
+    runs = [write_run(tmp_path / name, standard_records(), config={"model": "m", "agent": {"name": name}})
+            for name in ("oracle", "careful_oracle")]
+    text = render_comparison(compare([summarise(read_run_dir(r)) for r in runs]))
+    assert "| Run | Agent | Model |" in text and "| oracle | oracle | m |" in text
+    assert "| careful_oracle | careful_oracle | m |" in text

@@ -576,6 +576,28 @@ def test_the_press_yields_sideways_so_a_wall_hanging_from_one_stud_is_not_dragge
     assert sorted(s.truth("b069")[1]) == partners_before["b069"]
 
 
+def test_a_6x8_plate_is_picked_and_a_grasp_wider_than_the_hand_is_a_typed_error(
+        open_session: Callable[[TaskSpec], Session]) -> None:
+    # Squaring a 6 x 8 plate up would open the fingers 82.7 mm (the hand opens 80): it is grasped as perceived,
+    # across its 47.8 mm side. A 1 x 12 brick across its long side (a regrasp) no hand could hold: TooWideForGripper,
+    # not the backend's error from set_gripper.
+    from skills.errors import TooWideForGripper
+    from skills.library.task import _grasp_plan
+
+    plate = ActionBrick(start=TablePose(x=0.46, y=0.30, yaw=0.0), target=make_brick("a00", "3036", 4, 0, 0, 0))
+    long = ActionBrick(start=TablePose(x=0.46, y=0.40, yaw=0.0), target=make_brick("a01", "6112", 1, 0, 8, 0))
+    s = open_session(crafted("lego/crafted-wide/000", [], [plate, long]))
+    looked = s.look()
+    seen = s.seen_as(looked, "a00")
+    assert seen["size"] == [8, 6]
+    with pytest.raises(TooWideForGripper, match=r"is 95.8 mm across its long side.* opens 80 mm at most") as err:
+        _grasp_plan(s.ctx, s.seen_as(looked, "a01")["id"], across_long=True)
+    assert err.value.kind == "not_graspable" and isinstance(err.value, NotGraspable)
+    picked = s["pick"](seen["id"])
+    assert picked["brick"] == seen["id"] and s.backend.held_brick() == "a00"
+    assert s.truth("a00")[0][2] > 40.0
+
+
 def test_a_2x8_seats_under_the_arms_biased_force_estimate_without_tripping_the_reflex(
         open_session: Callable[[TaskSpec], Session]) -> None:
     """The arm's force estimate reads a seeded bias of up to 2 N an axis (jarvis_sim/backends/mujoco/wrist_sensor.py);

@@ -85,6 +85,8 @@ def list_suites(_token: TokenDep) -> SuitesPublic:
     data = []
     for s in suites():
         n, why = suite_availability(s.name)
+        if why is not None and n is None:  # its data is missing: installing it is the server operator's to do
+            why = f"not installed on this server ({why}); its operator can install it, a client cannot"
         data.append(SuitePublic(name=s.name, family=s.family, description=s.description, available=why is None,
                                 tasks=n, unavailable_because=why))
     return SuitesPublic(data=data, count=len(data))
