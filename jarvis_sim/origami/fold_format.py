@@ -134,6 +134,21 @@ def from_fold(data: Any) -> CreasePattern:
     frames = data.get("file_frames")
     if "vertices_coords" not in data and isinstance(frames, list) and frames:
         data = {**frames[0], **{k: v for k, v in data.items() if k.startswith("file_")}}
+    try:
+        return _crease_pattern(data)
+    except FoldFormatError as exc:
+        classes = data.get("frame_classes")
+        if isinstance(classes, list) and "foldedForm" in classes and "creasePattern" not in classes:
+            # A folded form (fold-convert --flat-fold, Origami Simulator's export of the folded state) breaks the
+            # crease pattern's rules by design; say so, or the user reads "face not counter-clockwise" as a bug.
+            raise FoldFormatError(exc.field, exc.index, f"{str(exc).partition(': ')[2]} (frame_classes says this "
+                                  "frame is a foldedForm: origami check reads the crease pattern, the unfolded "
+                                  "sheet with its creases; export that frame instead)") from None
+        raise
+
+
+def _crease_pattern(data: dict[str, Any]) -> CreasePattern:
+    """The crease pattern of one resolved FOLD frame (file_* keys merged in), validated field by field."""
     coords = _list_field(data, "vertices_coords")
     for key in ("vertices_coords", "edges_vertices", "faces_vertices"):
         value = data.get(key)

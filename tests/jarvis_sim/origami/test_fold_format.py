@@ -77,3 +77,30 @@ def test_shipped_files_read_and_carry_class() -> None:
 
     cp = read_fold(ASSETS / "patterns" / "bird-base.fold")
     assert cp.meta["level"] == "simple" and cp.crease_count == 32
+
+
+def _square_folded_in_half(frame_classes: list[str]) -> dict[str, object]:
+    """A unit square folded along x = 0.5, written as its folded form: the right half's corners land on the left
+    half's, so its faces overlap (what fold-convert --flat-fold writes)."""
+    return {
+        "frame_classes": frame_classes,
+        "vertices_coords": [[0, 0], [0.5, 0], [0.5, 1], [0, 1], [0, 0], [0, 1]],
+        "edges_vertices": [[0, 1], [1, 2], [2, 3], [3, 0], [1, 4], [4, 5], [5, 2]],
+        "edges_assignment": ["B", "V", "B", "B", "B", "B", "B"],
+        "faces_vertices": [[0, 1, 2, 3], [1, 4, 5, 2]],  # the folded-over face runs clockwise
+    }
+
+
+def test_folded_form_error_says_it_is_a_folded_form() -> None:
+    with pytest.raises(FoldFormatError, match=r"frame_classes says this frame is a foldedForm") as err:
+        from_fold(_square_folded_in_half(["foldedForm"]))
+    assert err.value.field == "faces_vertices"  # the field and index of the first broken rule stay
+    with pytest.raises(FoldFormatError) as plain:
+        from_fold(_square_folded_in_half(["creasePattern"]))
+    assert "foldedForm" not in str(plain.value)
+
+
+def test_valid_sheet_labelled_folded_form_still_reads() -> None:
+    data = _square_with_valley()
+    data["frame_classes"] = ["foldedForm"]
+    assert len(from_fold(data).faces) == 2
