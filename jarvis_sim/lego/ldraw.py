@@ -461,6 +461,11 @@ def _buildable_order(assembly: Assembly, step_of: dict[str, int], origin: dict[s
         order = [b for b in order if b.id != gone]
         by_level = Assembly(order, assembly.baseplate, assembly.name)
         late = by_level.buildability_errors()
+    if late and drop and len(order) == 1:
+        # Every brick stood on parts the import skipped (tilted, unknown): dropping them all leaves no model, and
+        # "not buildable from above" on the last one reads as if --unbuildable drop had been ignored.
+        raise _brick_error(late[0], origin, f"--unbuildable drop left no brick: all {len(assembly.bricks)} rest "
+                                            "only on skipped or dropped parts; the last")
     if late:
         raise _brick_error(late[0], origin)
     if len(order) < len(assembly.bricks):
@@ -472,9 +477,9 @@ def _buildable_order(assembly: Assembly, step_of: dict[str, int], origin: dict[s
     return by_level
 
 
-def _brick_error(err: AssemblyError, origin: dict[str, _Ref]) -> LDrawError:
+def _brick_error(err: AssemblyError, origin: dict[str, _Ref], lead: str = "") -> LDrawError:
     ref = origin.get(err.brick_id or "")
-    reason = f"not buildable from above: {err}"
+    reason = f"{lead + ' is ' if lead else ''}not buildable from above: {err}"
     if ref is None:
         return LDrawError("<model>", 0, reason)
     return ref.error(reason)

@@ -8,7 +8,7 @@ import pytest
 
 from jarvis_sim.lego.assembly import Assembly, make_brick
 from jarvis_sim.lego.generator import generate_assembly
-from jarvis_sim.lego.ldraw import LDrawError, parse_ldraw, read_ldraw, to_ldraw
+from jarvis_sim.lego.ldraw import ImportOptions, LDrawError, parse_ldraw, read_ldraw, to_ldraw
 from jarvis_sim.paths import assets_dir
 
 
@@ -103,3 +103,19 @@ def test_cli_import_export(tmp_path: Path) -> None:
     bad.write_text(HEAD + "1 4 0 -24 0 1 0 0 0 1 0 0 0 1 9999.dat\n")
     r = runner.invoke(app, ["ldraw", "import", str(bad), "--out", str(tmp_path / "x.json")])
     assert r.exit_code == 2 and "bad.ldr:2: unknown part" in r.output
+
+
+def test_drop_that_leaves_no_brick_says_so() -> None:
+    # The lowest part sits half a stud off the grid the first part sets (a jumper offset), so it is skipped and
+    # the two bricks above float: --unbuildable drop removes both, and the error must say that, not only
+    # "not buildable from above" as if drop had been ignored (three.js's packed 30051 X-wing did this).
+    text = ("0 Two bricks on an offset brick\n"
+            "1 1 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "1 2 0 -48 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "1 4 10 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    with pytest.raises(LDrawError, match=r"offset\.ldr:3: --unbuildable drop left no brick: all 2 rest only on "
+                                         r"skipped or dropped parts; the last is not buildable from above"):
+        parse_ldraw(text, "offset.ldr", options=ImportOptions(unsupported="skip", unbuildable="drop"))
+    with pytest.raises(LDrawError, match=r"offset\.ldr:2: not buildable from above") as plain:
+        parse_ldraw(text, "offset.ldr", options=ImportOptions(unsupported="skip"))
+    assert "--unbuildable drop" not in str(plain.value)
