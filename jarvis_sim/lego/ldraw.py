@@ -391,6 +391,10 @@ def parse_ldraw(text: str, file: str = "<string>", base_dir: Path | None = None,
             run.notes.append(ImportNote(r.where, "skipped", f"{r.part} ({PARTS[r.part].name}): {exc.reason}"))
     if not placed:
         raise LDrawError(file, 1, "no bricks in the model lie on its stud grid (every part was skipped)")
+    low = min(c[2] for _, c in placed)
+    if low > 0 and not baseplates:  # level 0 came from parts skipped off the grid: stand the rest on the ground
+        run.notes.append(ImportNote(placed[0][0].where, "moved", f"lowered {low} plate(s) to the ground (the parts under it were skipped)"))
+        placed = [(r, (x, y, z - low, yaw)) for r, (x, y, z, yaw) in placed]
     bricks: list[LatticeBrick] = []
     origin: dict[str, _Ref] = {}
     for r, (x, y, z, yaw) in _within_lattice(placed, run.notes, file):
@@ -461,9 +465,7 @@ def _buildable_order(assembly: Assembly, step_of: dict[str, int], origin: dict[s
         order = [b for b in order if b.id != gone]
         by_level = Assembly(order, assembly.baseplate, assembly.name)
         late = by_level.buildability_errors()
-    if late and drop and len(order) == 1:
-        # Every brick stood on parts the import skipped (tilted, unknown): dropping them all leaves no model, and
-        # "not buildable from above" on the last one reads as if --unbuildable drop had been ignored.
+    if late and drop and len(order) == 1:  # else the error reads as if --unbuildable drop had been ignored
         raise _brick_error(late[0], origin, f"--unbuildable drop left no brick: all {len(assembly.bricks)} rest "
                                             "only on skipped or dropped parts; the last")
     if late:

@@ -105,17 +105,31 @@ def test_cli_import_export(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "bad.ldr:2: unknown part" in r.output
 
 
+
+# Two bricks stacked on a brick set half a stud off the grid the first part sets (a jumper offset), which
+# --unsupported skip leaves out (three.js's packed 6712 and 30051 models have such bottoms).
+OFFSET_BOTTOM = ("1 1 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+                 "1 2 0 -48 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+                 "1 4 10 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+
+
+def test_bricks_left_above_skipped_parts_are_lowered_to_the_ground() -> None:
+    m = parse_ldraw("0 t\n" + OFFSET_BOTTOM, "offset.ldr", options=ImportOptions(unsupported="skip"))
+    assert [(b.part, b.z) for b in m.assembly.bricks] == [("3001", 0), ("3001", 3)]
+    assert [(n.where, n.action) for n in m.notes] == [("offset.ldr:4", "skipped"), ("offset.ldr:2", "moved")]
+    assert "lowered 3 plate(s) to the ground" in m.notes[1].detail
+
+
 def test_drop_that_leaves_no_brick_says_so() -> None:
-    # The lowest part sits half a stud off the grid the first part sets (a jumper offset), so it is skipped and
-    # the two bricks above float: --unbuildable drop removes both, and the error must say that, not only
-    # "not buildable from above" as if drop had been ignored (three.js's packed 30051 X-wing did this).
-    text = ("0 Two bricks on an offset brick\n"
-            "1 1 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
-            "1 2 0 -48 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
-            "1 4 10 0 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
-    with pytest.raises(LDrawError, match=r"offset\.ldr:3: --unbuildable drop left no brick: all 2 rest only on "
+    # On a baseplate nothing is lowered: both bricks float on the skipped one, and drop removes them all; the
+    # error must say so, not only "not buildable from above" as if drop had been ignored.
+    text = ("0 t\n1 2 0 0 0 1 0 0 0 1 0 0 0 1 3811.dat\n"
+            "1 1 0 -48 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "1 2 0 -72 0 1 0 0 0 1 0 0 0 1 3001.dat\n"
+            "1 4 10 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n")
+    with pytest.raises(LDrawError, match=r"offset\.ldr:4: --unbuildable drop left no brick: all 2 rest only on "
                                          r"skipped or dropped parts; the last is not buildable from above"):
         parse_ldraw(text, "offset.ldr", options=ImportOptions(unsupported="skip", unbuildable="drop"))
-    with pytest.raises(LDrawError, match=r"offset\.ldr:2: not buildable from above") as plain:
+    with pytest.raises(LDrawError, match=r"offset\.ldr:3: not buildable from above") as plain:
         parse_ldraw(text, "offset.ldr", options=ImportOptions(unsupported="skip"))
     assert "--unbuildable drop" not in str(plain.value)
