@@ -17,16 +17,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.episode_table import EpisodeRow, episode_rows
+from evaluator.episode_table import (
+    ASSEMBLY_FAMILY,
+    SUB_SCORES,
+    EpisodeRow,
+    episode_rows,
+    episode_scores,
+    failed_actions,
+)
 from evaluator.run_dir import RunData
 from evaluator.stats import MeanCI, mean_ci
 from jarvis_sim.provenance import differences
 from jarvis_sim.records import EpisodeRecord
 
 RUN_SUMMARY_VERSION = 2  # 2: floors, strict scores
-ASSEMBLY_FAMILY = "lego"
-SUB_SCORES = ("pose", "completion", "validity", "stability", "time_penalty", "soft_score_no_time_penalty",
-              "strict_validity", "strict_soft_score")
 DIFFICULTIES = ("easy", "medium", "hard")
 HORIZON_BINS: tuple[tuple[str, int, int | None], ...] = (("1-2", 1, 2), ("3-5", 3, 5), ("6-10", 6, 10), ("11+", 11, None))
 COMPLEXITY_BINS: tuple[tuple[str, int, int | None], ...] = (
@@ -174,23 +178,6 @@ def run_labels(config: dict[str, Any], records: list[EpisodeRecord]) -> dict[str
                 out[label] = str(value)
                 break
     return out
-
-
-def episode_scores(r: EpisodeRecord) -> dict[str, float] | None:
-    """The scores an episode counts with (zeros for a failed unscored assembly episode; None if left out)."""
-    if r.status == "cancelled":
-        return None
-    if r.scores:
-        return r.scores
-    if r.status == "failed":
-        keys = ("soft_score", *SUB_SCORES) if r.family == ASSEMBLY_FAMILY else ("soft_score",)
-        return {k: 0.0 for k in keys if k != "time_penalty"}
-    return None
-
-
-def failed_actions(r: EpisodeRecord) -> int:
-    """Skill calls that returned an error, over all rounds."""
-    return sum(not c.ok for rnd in r.rounds for c in rnd.skill_calls)
 
 
 def failed_action_kinds(records: Iterable[EpisodeRecord]) -> dict[str, int]:

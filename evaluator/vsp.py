@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from evaluator.answers import AnswerScore, ScoringMode, register_answer_scorer
+from evaluator.answer_score import AnswerScore, ScoringMode, register_answer_scorer
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.vsp import blocks as B
 from jarvis_sim.vsp import maze as M

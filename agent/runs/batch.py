@@ -19,8 +19,8 @@ from typing import Literal
 from agent.episodes.job import EpisodeJob
 from agent.runs.prerequisites import run_in_waves
 from agent.runs.run_store import RunConfig, RunDirectory
-from agent.runs.worker import WorkerRuntime, init_process, run_in_process
-from jarvis_sim.records import EpisodeRecord, Timings
+from agent.runs.worker import WorkerRuntime, init_process, lost_record, run_in_process
+from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.registry import suite_task_ids
 
 log = logging.getLogger(__name__)
@@ -86,17 +86,6 @@ def pending_jobs(config: RunConfig, run: RunDirectory) -> tuple[list[EpisodeJob]
         jobs.append(EpisodeJob(task_id=task_id, agent=config.agent, budget=config.budget, suite=config.suite,
                                task=None if spec is None else spec.model_dump(mode="json")))
     return jobs, skipped
-
-
-def lost_record(job: EpisodeJob, reason: str) -> EpisodeRecord:
-    """A failed record for an episode whose worker died before it could report (so it is never lost)."""
-    from agent.episodes.job import now_iso
-
-    return EpisodeRecord(
-        episode_id=job.episode_id, task_id=job.task_id, family=job.task_id.split("/", 1)[0], suite=job.suite,
-        agent=job.agent.model_dump(), seed=job.agent.seed, status="failed", error=reason,
-        timings=Timings(started_at=now_iso(), finished_at=now_iso()),
-    )
 
 
 def _local_results(

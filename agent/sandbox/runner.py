@@ -88,7 +88,9 @@ log = logging.getLogger(__name__)
 
 
 def _module_sources(pyseccomp_source: str | None) -> list[tuple[str, str | None]]:
-    out: list[tuple[str, str | None]] = [("agent", None), ("agent.sandbox", None)]
+    # the child's empty parent packages (named, not imported: the child builds only the modules below)
+    package = __name__.rpartition(".")[0]
+    out: list[tuple[str, str | None]] = [(package.partition(".")[0], None), (package, None)]
     for name in CHILD_MODULES:
         out.append((name, inspect.getsource(importlib.import_module(name))))
     if pyseccomp_source is not None:

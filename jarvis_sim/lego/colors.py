@@ -15,34 +15,14 @@ nearest table colour when asked to substitute.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
+from jarvis_sim.lego.color import Color
+from jarvis_sim.lego.ldraw_library import library_colours
 from jarvis_sim.paths import assets_dir
 
 INHERIT = 16
 EDGE = 24
-
-
-@dataclass(frozen=True)
-class Color:
-    """An LDraw colour: its code, name, sRGB value (0-255), opacity (0-255) and material."""
-
-    code: int
-    name: str
-    rgb: tuple[int, int, int]
-    alpha: int = 255
-    material: str = "solid"
-
-    @property
-    def rgb_float(self) -> tuple[float, float, float]:
-        """The colour as floats in [0, 1]."""
-        return (self.rgb[0] / 255.0, self.rgb[1] / 255.0, self.rgb[2] / 255.0)
-
-    @property
-    def hex(self) -> str:
-        """The colour as #RRGGBB."""
-        return "#{:02X}{:02X}{:02X}".format(*self.rgb)
 
 
 def _rgb(h: str) -> tuple[int, int, int]:
@@ -100,8 +80,6 @@ def _ldraw_table() -> dict[int, Color]:
 
 def ldraw_colors() -> dict[int, Color]:
     """Every LDraw colour (the published table overlaid with the scene palette and any library's LDConfig)."""
-    from jarvis_sim.lego.ldraw_library import library_colours
-
     return {**_ldraw_table(), **library_colours(), **COLORS}
 
 
