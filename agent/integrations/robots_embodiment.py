@@ -24,6 +24,7 @@ from inspect_robots.types import Action, Observation, StepResult
 from evaluator.assembly import build_progress
 from jarvis_sim.backends.base import Backend, make_backend
 from jarvis_sim.backends.mujoco.panda import FINGER_MAX_M, Q_LOWER, Q_UPPER
+from jarvis_sim.backends.mujoco.scene import SimConfig
 from jarvis_sim.tasks.registry import load_task
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import seeded_scene
@@ -64,6 +65,9 @@ class JarvisEmbodiment:
             raise ValueError(f"{NAME}: cameras need at least 16x16 pixels, got {cam_height}x{cam_width}")
         self._control_hz = float(control_hz)
         self._sim_config = {"image_width": int(cam_width), "image_height": int(cam_height)}
+        # The hand's opening changes at most 2 x the finger speed the backend ramps at: declared so guardrails and
+        # the LLM agent policy pace the gripper slot as fast as the hand moves, not at a fraction of its range.
+        grip_step = 2 * SimConfig().finger_speed_m_s / GRIPPER_MAX_M / self._control_hz
         self._default_task = task  # for ad-hoc scenes (`inspect-robots run --instruction ...`) that name none
         self._backend: Backend | None = None
         self._loaded: TaskSpec | None = None
@@ -77,7 +81,8 @@ class JarvisEmbodiment:
                 low=np.concatenate([Q_LOWER, [0.0]]).astype(np.float64),
                 high=np.concatenate([Q_UPPER, [1.0]]).astype(np.float64),
                 semantics=ActionSemantics(control_mode="joint_pos", rotation_repr="none", gripper="continuous",
-                                          frame="base", dim_labels=DIM_LABELS),
+                                          frame="base", dim_labels=DIM_LABELS,
+                                          max_step=(*(None,) * 7, grip_step)),
             ),
             observation_space=ObservationSpace(
                 cameras=tuple(CameraSpec(c, int(cam_height), int(cam_width), 3) for c in CAMERAS),
