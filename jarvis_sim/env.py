@@ -40,7 +40,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import seeded_scene

@@ -78,7 +78,7 @@ class SkillContext:
                 f"the episode's simulated-time budget ({self.max_sim_s:.0f} s) is spent; stop here."
             )
         remote = getattr(self.backend, "invoke_skill", None)
-        if remote is not None:  # the skills run next to a remote simulator (skills/ros/client.py)
+        if remote is not None:  # the skills run next to a remote simulator (jarvis_sim/backends/ros/client.py)
             return self._invoke_remote(remote, spec, args, kwargs)
         disturbed = self._apply_perturbations()
         t0, sim0 = time.perf_counter(), self.backend.sim_time_s

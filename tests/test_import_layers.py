@@ -64,18 +64,8 @@ DEBTS: set[tuple[str, str]] = {
     ("agent.episodes.planning", "agent.agents.base"),
     ("agent.episodes.planning", "agent.episodes.job"),
     ("agent.episodes.planning", "agent.episodes.observation"),
-    ("jarvis_sim.backends.base", "jarvis_sim.backends.isaac.backend"),
-    ("jarvis_sim.backends.base", "jarvis_sim.backends.mujoco.backend"),
-    ("jarvis_sim.backends.base", "skills.ros.client"),
-    ("jarvis_sim.backends.isaac.backend", "jarvis_sim.backends.base"),
-    ("jarvis_sim.backends.isaac.service", "skills.ros.bridge"),
-    ("jarvis_sim.backends.mujoco.backend", "jarvis_sim.backends.base"),
-    ("jarvis_sim.backends.mujoco.backend", "jarvis_sim.backends.mujoco.cameras"),
-    ("jarvis_sim.backends.mujoco.cameras", "jarvis_sim.backends.base"),
     ("jarvis_sim.env", "evaluator.assembly"),
     ("jarvis_sim.origami.family", "jarvis_sim.tasks.registry"),
-    ("jarvis_sim.provenance", "jarvis_sim.backends.base"),
-    ("jarvis_sim.records", "jarvis_sim.provenance"),
     ("jarvis_sim.tasks.families", "jarvis_sim.origami.family"),
     ("jarvis_sim.tasks.families", "jarvis_sim.tasks.lego_family"),
     ("jarvis_sim.tasks.families", "jarvis_sim.tasks.planning_family"),
@@ -114,9 +104,6 @@ DEBTS: set[tuple[str, str]] = {
     ("skills.planners.ompl", "skills.planners.joint_paths"),
     ("skills.registry", "skills.context"),
     ("skills.registry", "skills.library"),
-    ("skills.ros.client", "jarvis_sim.backends.base"),
-    ("skills.ros.client", "jarvis_sim.provenance"),
-    ("skills.ros.client", "jarvis_sim.records"),
 }
 
 _LAZY_TARGET = re.compile(r"^(?:jarvis_sim|skills|evaluator|agent)(?:\.\w+)+(?::\w+)?$")

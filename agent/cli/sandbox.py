@@ -23,7 +23,7 @@ MethodProvider = Callable[[Library, str], Mapping[str, Callable[..., Any]]]  # (
 
 def scene_methods(library: Library, task_id: str = "") -> Mapping[str, Callable[..., Any]]:
     """The skills of a library bound to a real MuJoCo scene of a task (default: the first jarvis-mini task)."""
-    from jarvis_sim.backends.base import make_backend
+    from jarvis_sim.backends.registry import make_backend
     from jarvis_sim.tasks.registry import load_task
     from jarvis_sim.tasks.spec import TaskSpec
     from jarvis_sim.tasks.suites import load_suite

@@ -19,7 +19,8 @@ from agent.episodes.placements import PlacementWatch
 from agent.episodes.progress import report
 from agent.sandbox import Sandbox, SandboxLimits, SandboxResult, SkillServer
 from evaluator.episode import score_episode
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.provenance import PlannerInfo
 from jarvis_sim.provenance import collect as collect_provenance
@@ -48,7 +49,7 @@ class AssemblyEpisode:
         report(self.progress, "loading", rounds_total=job.budget.rounds, steps_total=len(task.manual_steps),
                steps_done=0)
         motion: MotionPlanner | None = None
-        remote: Any = backend if hasattr(backend, "invoke_skill") else None  # skills/ros/client.py: RosBackend
+        remote: Any = backend if hasattr(backend, "invoke_skill") else None  # jarvis_sim/backends/ros/client.py: RosBackend
         if remote is not None:  # the skills run next to a remote simulator, with the planner named here
             remote.planner = job.agent.planner
             remote.load(task, seed=job.agent.seed)

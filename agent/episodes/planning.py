@@ -20,7 +20,8 @@ from agent.episodes.observation import camera_calibration, capture, descriptor_t
 from agent.episodes.progress import report
 from agent.llm.prompts import Prompt, image_marker, load_template
 from evaluator.episode import score_episode
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
 from jarvis_sim.provenance import collect as collect_provenance

@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 from agent.episodes.job import EpisodeJob, now_iso, run_episode
 from agent.runs.run_store import claim_episode_dir
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.records import EpisodeRecord, Timings
 
 log = logging.getLogger(__name__)

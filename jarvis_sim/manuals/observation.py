@@ -57,7 +57,7 @@ def write_initial_observation(task: TaskSpec, out: Path) -> str:
     The MuJoCo backend's own top camera is used when that backend is installed; otherwise the manual's
     bricks-only scene is rendered from a straight top-down view of the same workspace.
     """
-    from jarvis_sim.backends.base import make_backend
+    from jarvis_sim.backends.registry import make_backend
 
     try:
         backend = make_backend("mujoco")

@@ -34,14 +34,15 @@ from typing import Any
 
 import numpy as np
 
-from jarvis_sim.backends.base import Backend, CameraFrame, RobotState, make_backend
+from jarvis_sim.backends.base import Backend, CameraFrame, RobotState
+from jarvis_sim.backends.registry import make_backend
+from jarvis_sim.backends.ros import status
 from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.provenance import PlannerInfo
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.errors import SkillError
 from skills.motion import SETTLE_MAX_S, MotionPlanner, make_planner
 from skills.registry import SkillSpec, library
-from skills.ros import status
 from skills.ros.trajectory import PANDA_ARM_JOINTS, PANDA_FINGER_JOINTS, TrajectoryRejected, order_goal
 
 DEFAULT_NAMESPACE = "/jarvis"

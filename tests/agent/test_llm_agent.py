@@ -19,7 +19,8 @@ import tests.fakes.quiz_family  # noqa: F401  (registers the 'quiz' question fam
 from agent.agents.oracle import oracle_program
 from agent.config import AgentConfig, Budget, LLMOptions
 from agent.episodes.job import EpisodeJob, run_episode
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.suites import load_suite

@@ -30,7 +30,7 @@ from common import emit, machine
 
 import jarvis_sim.tasks.families  # noqa: F401  (registers the task families)
 from evaluator.assembly import score_assembly
-from jarvis_sim.backends.base import make_backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.tasks.registry import load_task, suite_task_ids
 from jarvis_sim.tasks.spec import TaskSpec

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from common import emit, machine
 
 import jarvis_sim.tasks.families  # noqa: F401  (registers the task families)
-from jarvis_sim.backends.base import make_backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
 from jarvis_sim.lego.world_state import BrickState

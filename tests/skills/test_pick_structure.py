@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jarvis_sim.backends.base import make_backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.assembly import make_brick
 from jarvis_sim.tasks.spec import ActionBrick, ManualStep, TablePose, TaskSpec, Workspace
 from skills.context import SkillContext

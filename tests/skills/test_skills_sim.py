@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.assembly import make_brick
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color

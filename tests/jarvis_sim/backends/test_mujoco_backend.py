@@ -8,10 +8,11 @@ import mujoco
 import numpy as np
 import pytest
 
-from jarvis_sim.backends.base import BackendError, make_backend
+from jarvis_sim.backends.base import BackendError
 from jarvis_sim.backends.mujoco.backend import MujocoBackend
 from jarvis_sim.backends.mujoco.bricks import BRICK_CONTACT
 from jarvis_sim.backends.mujoco.panda import top_down_quaternion
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.assembly import make_brick
 from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.tasks.spec import ActionBrick, ManualStep, TablePose, TaskSpec
