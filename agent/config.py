@@ -53,7 +53,7 @@ class AgentConfig(BaseModel):
         "setting) or camera (skills.sensor noise model, bricks segmented from RGB-D without instance ids).",
     )
     planner: str = Field(
-        "cartesian", description="Motion planner the skills move the arm with (skills.motion.make_planner): cartesian "
+        "cartesian", description="Motion planner the skills move the arm with (skills.planners.registry.make_planner): cartesian "
         "(straight lines, the paper's), ompl (sampling-based detours), moveit (move_group over ROS 2), cumotion.",
     )
     temperature: float = Field(0.0, ge=0.0, le=2.0, allow_inf_nan=False)
@@ -64,7 +64,7 @@ class AgentConfig(BaseModel):
     @field_validator("planner")
     @classmethod
     def _known_planner(cls, name: str) -> str:
-        from skills.motion import planner_names
+        from skills.planners.registry import planner_names
 
         if name not in planner_names():
             raise ValueError(f"unknown motion planner {name!r}; valid: {', '.join(planner_names())}")

@@ -23,8 +23,9 @@ score. `terminated` is True once every required brick is complete and valid; `tr
 budget of simulated time is spent. info carries "soft_score" and "complete".
 
 The scorer is injected: jarvis_sim must not import the evaluator (imports flow evaluator -> jarvis_sim), so
-the env takes any `Scorer` and the registration names the evaluator's pure `build_progress` by import path,
-resolved when the env is made, as Gymnasium resolves entry points.
+the env takes any `Scorer`, a 'module:function' path, or the name of a registered progress scorer: the
+evaluator's pure `build_progress` registers itself under that name through the `jarvis.scorers` entry point of
+this distribution, as an outside package would.
 Ground truth (brick poses, clutch) never enters observations or info: evaluators and named oracles call
 `env.unwrapped.ground_truth()`, and skills drive the arm through `env.unwrapped.backend`.
 """
@@ -43,11 +44,12 @@ from gymnasium import spaces
 from jarvis_sim.backends.base import Backend
 from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.world_state import WorldState
+from jarvis_sim.registry import Registry
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import seeded_scene
 
 ENV_ID = "jarvis/LegoAssembly-v1"
-DEFAULT_SCORER = "evaluator.assembly:build_progress"
+DEFAULT_SCORER = "build_progress"  # registered by the evaluator through the jarvis.scorers entry point
 EE_Z_MAX_M = 0.5  # highest TCP target above the table: above any tower the pool builds, within the Panda's reach
 # Observation bounds, so that every Box is finite: sensors saturate there (values are clipped to them).
 JOINT_SPEED_MAX = 20.0  # rad/s: 8x the Panda's fastest joint; reached only in a collision
@@ -58,11 +60,14 @@ _DOWN = np.array([0.0, 1.0, 0.0, 0.0])  # TCP pointing down, fingers closing alo
 
 # (task, ground-truth state, elapsed simulated seconds) -> (soft score in [0, 100], build complete)
 Scorer = Callable[[TaskSpec, WorldState, float], tuple[float, bool]]
+PROGRESS_SCORERS: Registry[Scorer] = Registry("progress scorer", entry_point_group="jarvis.scorers")
 
 
 def _resolve_scorer(scorer: Scorer | str) -> Scorer:
     if callable(scorer):
         return scorer
+    if ":" not in scorer:
+        return PROGRESS_SCORERS.get(scorer)
     module, _, name = scorer.partition(":")
     if not module or not name:
         raise ValueError(f"{ENV_ID}: scorer {scorer!r} must be a callable or 'module:function'")

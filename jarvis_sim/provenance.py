@@ -58,7 +58,7 @@ class PlannerInfo(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(description="Registered planner name (skills.motion.make_planner): cartesian, ompl, moveit, ...")
+    name: str = Field(description="Registered planner name (skills.planners.registry.make_planner): cartesian, ompl, moveit, ...")
     version: str = Field(description="Version of the planning software (the jarvis package for the built-in one).")
     settings: dict[str, Any] = Field(default_factory=dict, description="Algorithm, time limits, resolutions, "
                                      "endpoints: whatever changes the paths it finds.")

@@ -29,7 +29,7 @@ class UnknownName(KeyError):
         self.kind, self.name, self.known = kind, name, known
 
     def __str__(self) -> str:
-        return f"unknown {self.kind} {self.name!r}; known: {', '.join(self.known) or '(none)'}"
+        return f"unknown {self.kind} {self.name!r}; valid: {', '.join(self.known) or '(none)'}"
 
 
 class PluginUnavailable(ImportError):

@@ -27,7 +27,7 @@ from jarvis_sim.env import LegoAssemblyEnv
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
 from skills.errors import BudgetExceeded, InvalidArgument, SkillError
-from skills.registry import bind
+from skills.libraries import bind
 from skills.types import BrickDescriptor
 
 SKILL_ENV_ID = "jarvis/LegoAssemblySkills-v1"

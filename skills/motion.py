@@ -261,35 +261,6 @@ class CartesianPlanner(MotionPlanner):
             step_watching(ctx, 1)
 
 
-# Planners by configuration name ("module:Class", imported when chosen: OMPL and MoveIt are optional).
-_PLANNERS: dict[str, str] = {
-    "cartesian": "skills.motion:CartesianPlanner",
-    "ompl": "skills.planners.ompl:OmplPlanner",
-    "moveit": "skills.planners.moveit:MoveItPlanner",
-    "cumotion": "skills.planners.moveit:CuMotionPlanner",
-}
-
-
-def planner_names() -> list[str]:
-    """Registered motion planner names."""
-    return sorted(_PLANNERS)
-
-
-def make_planner(name: str) -> MotionPlanner:
-    """A motion planner by name; an unknown name lists the valid ones, a missing dependency names its extra."""
-    import importlib
-
-    if name not in _PLANNERS:
-        raise KeyError(f"unknown motion planner {name!r}; valid: {', '.join(planner_names())}")
-    module_name, cls_name = _PLANNERS[name].split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ImportError(f"motion planner {name!r} is not available ({exc}); install: pip install 'jarvis[ros]'") from exc
-    planner: MotionPlanner = getattr(module, cls_name)()
-    return planner
-
-
 PARK_SWING_RAD = -1.3  # joint 1 turned this far from home swings the arm out of the top camera's view
 
 

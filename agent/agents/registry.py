@@ -1,46 +1,35 @@
-"""The agent registry: one name per agent kind; an unknown name lists the valid ones.
-
-Agents outside this package (agent.integrations, other distributions) register through the `jarvis.agents`
-entry-point group, loaded on the first lookup, so nothing here imports them. One whose optional dependency
-is missing stays out of the list, and asking for it by name says why.
-"""
+"""The agent registry: one name per agent kind, and which of them are privileged (see agent.agents.views)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from typing import Any
 
 from agent.config import AgentConfig
+from jarvis_sim.registry import Registry, UnknownName
 
-ENTRY_POINT_GROUP = "jarvis.agents"
+AgentFactory = Callable[[AgentConfig], Any]
 
-_AGENTS: dict[str, Callable[[AgentConfig], Any]] = {}
-_UNAVAILABLE: dict[str, str] = {}  # plug-in name -> why it could not load
-_plugins_loaded = False
+AGENTS: Registry[AgentFactory] = Registry("agent", entry_point_group="jarvis.agents")
+_PRIVILEGED: set[str] = set()
 
-
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in _AGENTS:
-            continue
-        try:
-            _AGENTS[ep.name] = ep.load()
-        except ImportError as exc:  # an optional extra not installed: not an error until someone asks for it
-            _UNAVAILABLE[ep.name] = f"{ep.value} cannot be imported ({exc}); install the extra it belongs to"
+UnknownAgentError = UnknownName  # the one unknown-name error of every registry
 
 
-def register_agent(name: str) -> Callable[[Callable[[AgentConfig], Any]], Callable[[AgentConfig], Any]]:
-    """Decorator: register an agent factory (a class or function taking the AgentConfig)."""
+def register_agent(name: str, *, privileged: bool = False) -> Callable[[AgentFactory], AgentFactory]:
+    """Decorator: register an agent factory (a class or function taking the AgentConfig).
 
-    def deco(factory: Callable[[AgentConfig], Any]) -> Callable[[AgentConfig], Any]:
-        if name in _AGENTS:
+    `privileged=True` declares that the agent reads the task's target (an oracle, a scripted solver): only such
+    agents are given a privileged view. It is a declaration made here, in the registry, not a flag the agent
+    sets on itself.
+    """
+
+    def deco(factory: AgentFactory) -> AgentFactory:
+        if name in AGENTS:
             raise ValueError(f"agent {name!r} registered twice")
-        _AGENTS[name] = factory
+        AGENTS.add(name, factory)
+        if privileged:
+            _PRIVILEGED.add(name)
         return factory
 
     return deco
@@ -48,32 +37,19 @@ def register_agent(name: str) -> Callable[[Callable[[AgentConfig], Any]], Callab
 
 def agent_names() -> list[str]:
     """Registered agent names."""
-    _load_plugins()
-    return sorted(_AGENTS)
+    return AGENTS.names()
 
 
-def _unknown(name: str) -> UnknownAgentError:
-    if name in _UNAVAILABLE:
-        return UnknownAgentError(f"agent {name!r} is not available: {_UNAVAILABLE[name]}")
-    return UnknownAgentError(f"unknown agent {name!r}; valid: {', '.join(agent_names())}")
+def is_privileged(name: str) -> bool:
+    """True for an agent registered as privileged."""
+    return name in _PRIVILEGED
 
 
-def agent_factory(name: str) -> Callable[[AgentConfig], Any]:
+def agent_factory(name: str) -> AgentFactory:
     """The factory registered under a name (a class, for checking what kinds of task it can run)."""
-    _load_plugins()
-    try:
-        return _AGENTS[name]
-    except KeyError:
-        raise _unknown(name) from None
-
-
-class UnknownAgentError(KeyError):
-    """An unknown agent name; the message lists the valid ones."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
+    return AGENTS.get(name)
 
 
 def make_agent(config: AgentConfig) -> Any:
     """Build the agent named in the config."""
-    return agent_factory(config.name)(config)
+    return AGENTS.get(config.name)(config)

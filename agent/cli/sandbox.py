@@ -28,7 +28,7 @@ def scene_methods(library: Library, task_id: str = "") -> Mapping[str, Callable[
     from jarvis_sim.tasks.spec import TaskSpec
     from jarvis_sim.tasks.suites import load_suite
     from skills.context import SkillContext
-    from skills.registry import bind
+    from skills.libraries import bind
 
     task = load_task(task_id) if task_id else load_suite("jarvis-mini")[0]
     if not isinstance(task, TaskSpec):

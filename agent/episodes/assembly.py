@@ -13,8 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from agent.agents import make_agent
+from agent.agents.base import ProgramWritingAgent, ScriptedAssemblyAgent
+from agent.agents.registry import is_privileged
+from agent.agents.views import AssemblyView, Budgets, PrivilegedAssemblyView
 from agent.episodes.final_views import capture_final_views
 from agent.episodes.job import EpisodeError, EpisodeJob, now_iso
+from agent.episodes.modes import ModeRunner
 from agent.episodes.placements import PlacementWatch
 from agent.episodes.progress import report
 from agent.sandbox import Sandbox, SandboxLimits, SandboxResult, SkillServer
@@ -29,8 +34,9 @@ from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import seeded_scene
 from skills.context import SkillContext
 from skills.errors import BudgetExceeded
-from skills.motion import MotionPlanner, make_planner
-from skills.registry import bind
+from skills.libraries import bind
+from skills.motion import MotionPlanner
+from skills.planners.registry import make_planner
 
 SIM_BUDGET_FACTOR = 3.0  # the episode stops at 3x the task's time budget; the penalty starts at 1x
 
@@ -114,7 +120,7 @@ class AssemblyEpisode:
 
     def api_text(self) -> str:
         """The skill library's API section for the prompt."""
-        from skills.registry import api_text
+        from skills.libraries import api_text
 
         return api_text(self.job.agent.library)
 
@@ -199,8 +205,35 @@ class AssemblyEpisode:
 
     # --- privileged ------------------------------------------------------------------------------
     def ground_truth_task(self) -> TaskSpec:
-        """The full TaskSpec, targets included: for evaluators and agents explicitly labelled oracle."""
+        """The full TaskSpec, targets included: for the harness's own judgements, never handed to an agent."""
         return self.task
+
+    def view(self, privileged: bool) -> AssemblyView:
+        """What the agent is given: the public task, manual, API, budgets, observations; the target only if
+        the agent is registered as privileged."""
+        budget = self.job.budget
+        common: dict[str, Any] = dict(
+            task_id=self.task.id, public_task=self.task.public_view(), library=self.job.agent.library,
+            api=self.api_text(), episode_dir=self.dir, manual_images=self.manual_images,
+            observe=self.observation_image,
+            budgets=Budgets(rounds=budget.rounds, skill_calls=budget.skill_calls, wall_s=budget.wall_s,
+                            sim_s=self.ctx.max_sim_s - self.sim_start if self.ctx.max_sim_s is not None else 0.0),
+        )
+        return PrivilegedAssemblyView(**common, target=self.task) if privileged else AssemblyView(**common)
+
+    def drive(self, agent: ProgramWritingAgent | ScriptedAssemblyAgent) -> None:
+        """Run the agent's programs: the paper's modes for a program writer, one after another for a script."""
+        view = self.view(privileged=is_privileged(self.job.agent.name))
+        if isinstance(agent, ProgramWritingAgent):
+            writer = agent.program_writer(view)
+            try:
+                ModeRunner(self, writer, self.job.agent).run()
+            finally:
+                # The episode's tally is the model's own account: every answer, cached ones and retries included.
+                self.tokens = writer.usage()
+            return
+        for program in agent.assembly_programs(view):
+            self.run_program(program, kind="attempt", response=program)
 
     # --- ending ----------------------------------------------------------------------------------
     def finish(self, status: str = "done", error: str | None = None) -> EpisodeRecord:
@@ -253,17 +286,14 @@ def feedback_text(result: SandboxResult, calls: list[SkillCallRecord]) -> str:
 
 def run_assembly_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, runtime: Any) -> EpisodeRecord:
     """Run a whole assembly episode with a built-in agent."""
-    from agent.agents import make_agent
-    from agent.agents.base import AssemblyAgent
-
     agent = make_agent(job.agent)
-    if not isinstance(agent, AssemblyAgent):
+    if not isinstance(agent, ProgramWritingAgent | ScriptedAssemblyAgent):
         raise EpisodeError(f"agent {job.agent.name!r} cannot run assembly tasks")
     # A worker's runtime owns a reused simulator; without one, this call starts and frees its own.
     backend = runtime.backend() if runtime is not None else make_backend("mujoco")
     episode = AssemblyEpisode(job, task, backend, episode_dir, sandbox=getattr(runtime, "sandbox", None))
     try:
-        agent.run_assembly(episode)
+        episode.drive(agent)
         return episode.finish()
     except Exception as exc:
         return episode.finish(status="failed", error=f"{type(exc).__name__}: {exc}")

@@ -12,12 +12,12 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from agent.episodes.job import EpisodeJob
 from agent.runs.prerequisites import run_in_waves
+from agent.runs.progress import RunProgress
 from agent.runs.run_store import RunConfig, RunDirectory
 from agent.runs.worker import WorkerRuntime, init_process, lost_record, run_in_process
 from jarvis_sim.records import EpisodeRecord
@@ -26,31 +26,6 @@ from jarvis_sim.tasks.registry import suite_task_ids
 log = logging.getLogger(__name__)
 
 Executor = Literal["local", "ray"]
-
-
-@dataclass
-class RunProgress:
-    """Live counters of a run, for progress bars and the server."""
-
-    total: int
-    skipped: int = 0
-    done: int = 0
-    failed: int = 0
-    score_sum: float = 0.0
-    started: float = 0.0
-
-    @property
-    def mean_score(self) -> float:
-        """Running mean soft score over finished episodes."""
-        return self.score_sum / self.done if self.done else 0.0
-
-    def eta_s(self) -> float | None:
-        """Estimated seconds left."""
-        finished = self.done + self.failed
-        if not finished:
-            return None
-        rate = (time.perf_counter() - self.started) / finished
-        return rate * (self.total - self.skipped - finished)
 
 
 def listed_task_ids(config: RunConfig) -> list[str]:

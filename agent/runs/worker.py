@@ -10,7 +10,8 @@ import logging
 from pathlib import Path
 from typing import Any, Literal
 
-from agent.episodes.job import EpisodeJob, now_iso, run_episode
+from agent.episodes.job import EpisodeJob, now_iso
+from agent.episodes.run import run_episode
 from agent.runs.run_store import claim_episode_dir
 from jarvis_sim.backends.base import Backend
 from jarvis_sim.backends.registry import make_backend

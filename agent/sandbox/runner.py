@@ -29,8 +29,9 @@ from agent.sandbox import protocol
 from agent.sandbox.layers import HostSupport, LayerReport, detect
 from agent.sandbox.limits import SandboxLayers, SandboxLimits
 from agent.sandbox.reaper import reap_orphans
-from agent.sandbox.result import Outcome, SandboxResult
+from agent.sandbox.result import SandboxResult
 from agent.sandbox.server import SandboxFault, SkillServer
+from jarvis_sim.records import Outcome
 
 # Sources the child needs, in dependency order; the child builds them as modules from stdin.
 CHILD_MODULES = (

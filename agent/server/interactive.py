@@ -23,8 +23,9 @@ from fastapi import HTTPException
 
 from agent.agents.base import AnswerTurn
 from agent.config import AgentConfig, Budget
-from agent.episodes.job import EpisodeJob, now_iso, question_record
+from agent.episodes.job import EpisodeJob, now_iso
 from agent.episodes.progress import EpisodeProgress
+from agent.episodes.question import question_record
 from agent.server.db import EpisodeRow
 from agent.server.queue import EpisodeQueue
 from agent.server.routes.tasks import workspace_mm

@@ -17,8 +17,8 @@ import random
 import re
 from pathlib import Path
 
+from jarvis_sim.tasks.family import QuestionFamily, SuiteInfo, UnknownKeyError, register_family
 from jarvis_sim.tasks.question import QuestionItem
-from jarvis_sim.tasks.registry import QuestionFamily, SuiteInfo, UnknownKeyError, register_family
 from jarvis_sim.vsp import blocks as B
 from jarvis_sim.vsp import layout as L
 from jarvis_sim.vsp import maze as M

@@ -41,8 +41,10 @@ from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.provenance import PlannerInfo
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.errors import SkillError
-from skills.motion import SETTLE_MAX_S, MotionPlanner, make_planner
-from skills.registry import SkillSpec, library
+from skills.libraries import library
+from skills.motion import SETTLE_MAX_S, MotionPlanner
+from skills.planners.registry import make_planner
+from skills.registry import SkillSpec
 from skills.ros.trajectory import PANDA_ARM_JOINTS, PANDA_FINGER_JOINTS, TrajectoryRejected, order_goal
 
 DEFAULT_NAMESPACE = "/jarvis"

@@ -18,7 +18,8 @@ import pytest
 import tests.fakes.quiz_family  # noqa: F401  (registers the 'quiz' question family)
 from agent.agents.oracle import oracle_program
 from agent.config import AgentConfig, Budget, LLMOptions
-from agent.episodes.job import EpisodeJob, run_episode
+from agent.episodes.job import EpisodeJob
+from agent.episodes.run import run_episode
 from jarvis_sim.backends.base import Backend
 from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.records import EpisodeRecord

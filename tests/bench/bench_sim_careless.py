@@ -36,7 +36,7 @@ from jarvis_sim.tasks.registry import load_task, suite_task_ids
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
 from skills.errors import Collision, SkillError
-from skills.registry import bind
+from skills.libraries import bind
 
 LOW_MM = 15.0  # `level`: carried this far above the target's top, all the way
 ABOVE_MM = 2.0  # `straight`: the line ends this far above the target's top

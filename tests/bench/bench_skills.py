@@ -42,8 +42,8 @@ from jarvis_sim.tasks.registry import load_task, suite_task_ids
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
 from skills.errors import SkillError
+from skills.libraries import bind
 from skills.perception import detect
-from skills.registry import bind
 from skills.sensor import SensorModel
 from skills.types import BrickDescriptor
 from tests.fakes.lego_tasks import stack_task

@@ -66,7 +66,7 @@ def test_the_generic_library_through_ros(bridge: BridgeProcess) -> None:
     from jarvis_sim.backends.registry import make_backend
     from skills.context import SkillContext
     from skills.errors import SkillError
-    from skills.registry import bind
+    from skills.libraries import bind
     from tests.fakes.lego_tasks import stack_task
 
     task = stack_task(2, 1)

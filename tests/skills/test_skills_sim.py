@@ -32,7 +32,7 @@ from skills.errors import (
     UnknownBrick,
     Unreachable,
 )
-from skills.registry import bind
+from skills.libraries import bind
 from tests.fakes.lego_tasks import stack_task
 
 pytestmark = pytest.mark.render  # observe() renders the top camera

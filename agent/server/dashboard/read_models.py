@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent.runs.progress import RunProgress
 from evaluator.episode_table import ROW_SUB_SCORES
 from evaluator.run_dir import RunDirError, read_run_dir, records_path
 from evaluator.summary import RunSummary, summarise
@@ -26,35 +27,12 @@ PLOT_FILES = ("difficulty.png", "score_distribution.png", "horizon_complexity.pn
 
 
 @dataclass
-class Progress:
-    """How far a run is: episodes per outcome, and when it is expected to finish."""
-
-    total: int
-    done: int = 0
-    failed: int = 0
-    cancelled: int = 0
-    running: int = 0
-    queued: int = 0
-    eta_s: float | None = None
-
-    @property
-    def finished(self) -> int:
-        """Episodes that will not run again."""
-        return self.done + self.failed + self.cancelled
-
-    @property
-    def percent(self) -> float:
-        """Share of episodes finished, 0-100."""
-        return 100.0 * self.finished / self.total if self.total else 100.0
-
-
-@dataclass
 class RunListing:
     """One line of the runs list."""
 
     key: str
     labels: dict[str, str]
-    progress: Progress
+    progress: RunProgress
     created_at: float | None = None
     suite: str | None = None
     backend: str | None = None
@@ -198,11 +176,11 @@ def _recently_written(root: Path) -> bool:
         return False
 
 
-def progress_of(summary: RunSummary, config: dict[str, Any]) -> Progress:
+def progress_of(summary: RunSummary, config: dict[str, Any]) -> RunProgress:
     """Progress of a run on disk: its task list against the records it holds."""
     tasks = config.get("task_ids")
     total = max(len(tasks) if isinstance(tasks, list) else 0, summary.n_episodes)
-    return Progress(total=total, done=summary.n_episodes - summary.n_failed - summary.n_cancelled,
+    return RunProgress(total=total, done=summary.n_episodes - summary.n_failed - summary.n_cancelled,
                     failed=summary.n_failed, cancelled=summary.n_cancelled)
 
 
@@ -258,12 +236,11 @@ class QueueSource:
         import json
 
         counts = self.queue.run_counts(run.id)
-        progress = Progress(total=run.total, done=counts.get("done", 0), failed=counts.get("failed", 0),
-                            cancelled=counts.get("cancelled", 0), running=counts.get("running", 0),
-                            queued=counts.get("queued", 0))
-        if 0 < progress.finished < progress.total:
-            elapsed = time.time() - run.created_at
-            progress.eta_s = elapsed / progress.finished * (progress.total - progress.finished)
+        progress = RunProgress(total=run.total, done=counts.get("done", 0), failed=counts.get("failed", 0),
+                               cancelled=counts.get("cancelled", 0), running=counts.get("running", 0),
+                               queued=counts.get("queued", 0))
+        if progress.finished < progress.total:
+            progress.estimate_eta(time.time() - run.created_at)
         config = json.loads(run.config)
         agent = config.get("agent", {})
         labels = {k: str(v) for k in ("name", "model", "mode", "tool_library") if (v := agent.get(k))}

@@ -11,6 +11,7 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import FileResponse, JSONResponse
 
 from agent.agents import agent_names
+from agent.agents.base import TaskKind, can_run
 from agent.agents.registry import agent_factory
 from agent.config import AgentConfig, Budget
 from agent.episodes.job import EpisodeJob, new_episode_id
@@ -143,9 +144,9 @@ def validate_agent(agent: AgentConfig, task: TaskSpec | QuestionItem | None = No
     if task is None or agent.name == EXTERNAL:
         return
     factory = agent_factory(agent.name)
-    need = "answer_question" if isinstance(task, QuestionItem) else ("plan_assembly" if planning else "run_assembly")
-    if not hasattr(factory, need):
-        able = sorted(n for n in agent_names() if hasattr(agent_factory(n), need))
+    need: TaskKind = "question" if isinstance(task, QuestionItem) else ("planning" if planning else "assembly")
+    if not can_run(factory, need):
+        able = sorted(n for n in agent_names() if can_run(agent_factory(n), need))
         kind = "question items" if isinstance(task, QuestionItem) else ("planning tasks" if planning else "assembly tasks")
         raise HTTPException(422, {"field": "agent.name", "error": f"agent {agent.name!r} cannot run {kind} "
                                   f"({task.id})", "valid": [*able, EXTERNAL]})
@@ -182,7 +183,7 @@ def run_inline(settings: ServerSettings, row: EpisodeRow, task: QuestionItem, ag
     Scripted and random answers take microseconds: the queue round trip (a worker polling the database)
     would cost more than the episode, so the API runs them itself.
     """
-    from agent.episodes.job import run_question_episode
+    from agent.episodes.question import run_question_episode
     from agent.server.workers import store_record
     from jarvis_sim.tasks.registry import QuestionFamily
 

@@ -6,10 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.responses import FileResponse
 
-from agent.server.deps import TokenDep
+from agent.server.deps import TokenDep, token_id
 from agent.server.schemas import SuitePublic, SuitesPublic, TasksPublic
 from jarvis_sim.lego import units as u
 from jarvis_sim.tasks.question import QuestionItem
@@ -88,10 +88,15 @@ def list_tasks(
     return TasksPublic(data=[task_public(t) for t in ids[offset : offset + limit]], count=len(ids))
 
 
-@router.get("/tasks/{task_id:path}/images/{index}.png", response_class=FileResponse)
-def question_image(task_id: str, index: int, _token: TokenDep) -> FileResponse:
-    """An image of a question item, in prompt order."""
-    task = load_task(task_id)
+def question_image(task_id: str, index: int) -> FileResponse:
+    """An image of a question item, in prompt order (numbered from 0).
+
+    The one handler of both mounts: the REST API's (bearer token) and the dashboard's (its sign-in cookie).
+    """
+    try:
+        task = load_task(task_id)
+    except KeyError as exc:
+        raise HTTPException(404, str(exc.args[0] if exc.args else exc)) from None
     if not isinstance(task, QuestionItem):
         raise HTTPException(404, f"task {task_id} is an assembly task: use /manual/<step>.png")
     if not 0 <= index < len(task.images):
@@ -102,6 +107,11 @@ def question_image(task_id: str, index: int, _token: TokenDep) -> FileResponse:
     # Official VSP blocks-world images are JPEG files: send each with its own type (the URL keeps .png).
     media = "image/jpeg" if path.suffix.lower() in (".jpg", ".jpeg") else "image/png"
     return FileResponse(path, media_type=media)
+
+
+QUESTION_IMAGE_PATH = "/tasks/{task_id:path}/images/{index}.png"
+router.add_api_route(QUESTION_IMAGE_PATH, question_image, response_class=FileResponse,
+                     dependencies=[Depends(token_id)])
 
 
 @router.get("/tasks/{task_id:path}/manual/{step}.png", response_class=FileResponse)

@@ -20,6 +20,7 @@ import mujoco
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from jarvis_sim.backends.camera_framing import camera_framing
 from jarvis_sim.backends.mujoco.bricks import GROUP_VISUAL, add_brick_body, add_part_geoms
 from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N
 from jarvis_sim.backends.mujoco.panda import HAND_BODY, build_panda
@@ -243,14 +244,8 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
         lock.solref = [0.004, 1.0]
         lock.solimp = [0.9999, 0.9999, 0.001, 0.5, 2.0]
 
-    # Cameras look at the region holding the build and the staging area.
-    xs = [ws.staging_min[0], ws.staging_max[0], origin[0]]
-    ys = [ws.staging_min[1], ws.staging_max[1], origin[1]]
-    for b in task.target_assembly:
-        (bx, by, _), _ = brick_pose_in_world(b, origin)
-        xs.append(bx)
-        ys.append(by)
-    center = ((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2)
+    framing = camera_framing(task)
+    center = framing.center
     top = world.add_camera()
     top.name = TOP_CAMERA
     top.pos = [center[0], center[1], config.top_camera_height_m]
@@ -259,10 +254,9 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
     if config.side_camera:
         side = world.add_camera()
         side.name = SIDE_CAMERA
-        eye = np.array([center[0] + 0.55, center[1] - 0.45, 0.45])
-        side.pos = [float(v) for v in eye]
-        side.quat = _look_at_quat(eye, np.array([center[0], center[1], 0.03]))
-        side.fovy = 45.0
+        side.pos = [float(v) for v in framing.side_eye]
+        side.quat = _look_at_quat(framing.side_eye, framing.side_target)
+        side.fovy = framing.side_fovy_deg
 
     layout = SceneLayout(
         initial_ids=tuple(b.id for b in task.initial),

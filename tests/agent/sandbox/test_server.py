@@ -49,7 +49,7 @@ def test_valid_call_returns_jsonable_result_and_records_it() -> None:
     server = _server()
     reply = _call(server, "place", {"brick": "b1", "pose": {"x": 1, "y": "2.5"}})
     assert reply == {"jsonrpc": "2.0", "id": 1, "result": {"x": 1.0, "y": 2.5}}
-    assert server.calls[0].ok and server.calls[0].method == "place"
+    assert server.calls[0].ok and server.calls[0].name == "place"
 
 
 def test_stub_signatures_list_positional_names() -> None:
