@@ -22,9 +22,10 @@ from inspect_robots.spaces import ActionSemantics, Box, CameraSpec, ObservationS
 from inspect_robots.types import Action, Observation, StepResult
 
 from evaluator.assembly import build_progress
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
 from jarvis_sim.backends.mujoco.panda import FINGER_MAX_M, Q_LOWER, Q_UPPER
 from jarvis_sim.backends.mujoco.scene import SimConfig
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.tasks.registry import load_task
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import seeded_scene

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from agent.cli.main import app
 from agent.config import AgentConfig
-from agent.integrations.robots_agent import chunk_program, policy_kwargs
+from agent.integrations.robots_agent import READ_STATE, chunk_program, policy_kwargs
 from tests.fakes.llm_servers import FakeOpenAIServer, Reply
 
 TASK = "lego/v7-00009-stairs/000"
@@ -30,11 +30,12 @@ def test_a_chunk_becomes_one_program_of_waypoints_and_gripper_changes() -> None:
     shut[[0, 7]] = (0.2, 0.0)
     assert chunk_program([open_a, open_b, shut, shut]).splitlines() == [
         "open_gripper()", "move_joints_to([0.2, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])", "close_gripper()",
-        "move_joints_to([0.2, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])", "get_joint_state()"]
+        "move_joints_to([0.2, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])", *READ_STATE.splitlines()]
 
 
 def test_model_strings_map_to_the_policy_and_bad_ones_are_named() -> None:
-    cfg = AgentConfig(name="inspect-robots-agent", model="openai-compatible:http://127.0.0.1:9/v1:vla", library="generic")
+    cfg = AgentConfig(name="inspect-robots-agent", model="openai-compatible:http://127.0.0.1:9/v1:vla", library="generic",
+                      mode="reflective")
     assert policy_kwargs(cfg) == {"model": "vla", "base_url": "http://127.0.0.1:9/v1",
                                   "api_key_env": "OPENAI_COMPATIBLE_API_KEY"}
     with pytest.raises(ValueError, match="OpenAI chat wire"):
@@ -43,6 +44,8 @@ def test_model_strings_map_to_the_policy_and_bad_ones_are_named() -> None:
 
     with pytest.raises(ValueError, match="--library generic"):
         InspectRobotsAgent(cfg.model_copy(update={"library": "task"}))
+    with pytest.raises(ValueError, match="--mode reflective"):
+        InspectRobotsAgent(cfg.model_copy(update={"mode": "non_reflective"}))
 
 
 @pytest.mark.slow
@@ -55,7 +58,8 @@ def test_jarvis_run_drives_the_llm_agent_policy_through_the_sandbox(tmp_path: Pa
     monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "test-key")
     with FakeOpenAIServer([move, done]) as server:
         result = CliRunner().invoke(app, [
-            "run", "--task", TASK, "--agent", "inspect-robots-agent", "--library", "generic",
+            "run", "--task", TASK, "--agent", "inspect-robots-agent", "--library", "generic", "--mode", "reflective",
+            "--reflect-after", "program",
             "--model", f"openai-compatible:{server.base_url}:fake-vla", "--workers", "0", "--rounds", "4",
             "--out", str(tmp_path / "run")])
         assert result.exit_code == 0, result.output[-3000:]
@@ -67,8 +71,10 @@ def test_jarvis_run_drives_the_llm_agent_policy_through_the_sandbox(tmp_path: Pa
     record = json.loads(line)
     assert record["task_id"] == TASK and record["error"] is None
     rounds = record["rounds"]
-    assert rounds[0]["kind"] == "observe" and "close_gripper()" in rounds[1]["code"]
-    final = rounds[-1]["skill_calls"][-1]
+    # the state read first, then the policy's chunk as a program; its done became DONE, which ended the episode
+    assert len(rounds) == 2
+    assert "get_joint_state()" in rounds[0]["code"] and "close_gripper()" in rounds[1]["code"]
+    final = rounds[1]["skill_calls"][-1]
     assert final["name"] == "get_joint_state" and final["result"]["positions_rad"][0] == pytest.approx(0.25, abs=0.02)
     assert "soft_score" in record["scores"]
     report = (tmp_path / "run" / "report.md").read_text()
