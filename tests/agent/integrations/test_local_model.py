@@ -47,7 +47,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     log = (tmp_path_factory.mktemp("llama") / "server.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", ALIAS,
+        [sys.executable, "-m", "agent.integrations.llama_server", "--model", str(model), "--model_alias", ALIAS,
          "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "16384", "--n_threads", "2"],
         stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/v1"
@@ -81,7 +81,7 @@ def _run(base: str, out: Path, task_id: str, **agent: object) -> dict:  # type: 
     rounds = record["rounds"]
     print(json.dumps({"task": task_id, "mode": agent.get("mode"), "error": record["error"],
                       "scores": record["scores"], "tokens": record.get("tokens"),
-                      "rounds": [{"response": r["response"][:400], "code": r["code"][:300], "outcome": r["outcome"]}
+                      "rounds": [{"response": (r["response"] or "")[:400], "code": (r["code"] or "")[:300], "outcome": r["outcome"]}
                                  for r in rounds]}))
     return record  # type: ignore[no-any-return]
 
