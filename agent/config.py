@@ -84,17 +84,44 @@ class AgentConfig(BaseModel):
         return data
 
 
+# The wall-clock safety net of one program when its budget names none: a base plus this many wall seconds per
+# simulated second of the episode's budget. The embedded MuJoCo episode ran at 0.3 wall s per simulated s here
+# (tests/bench/bench_slow_cpu.py: 167 s simulated in 53 s) and at 3.9 on the slowest machine and heaviest scene
+# measured (issue 31: 30.5 s simulated in 120 s), so this is ~8x that worst case and ~2.5x the same machine three
+# times slower: it catches a hung simulator, never a slow one.
+PROGRAM_NET_BASE_S = 600.0
+PROGRAM_NET_PER_SIM_S = 30.0
+
+
+class SafetyNetTripped(RuntimeError):
+    """A wall-clock safety net ended an episode: an infrastructure failure (slow or hung machine), never scored."""
+
+
 class Budget(BaseModel):
-    """Limits of one episode; the evaluator's time penalty uses the simulated time."""
+    """Limits of one episode. Scored budgets are machine-independent: rounds, skill calls, simulated seconds and
+    images. Wall clocks are only safety nets; an episode that trips one is an infrastructure failure, left out of
+    every score (the evaluator's time penalty uses the simulated time)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     rounds: int = Field(8, ge=1, le=100, description="Reasoning rounds (LLM calls) at most.")
     skill_calls: int = Field(400, ge=1, le=100_000, description="Skill calls over the whole episode.")
-    wall_s: float = Field(900.0, gt=0, le=86_400, allow_inf_nan=False, description="Wall-clock seconds for the episode.")
-    program_wall_s: float = Field(120.0, gt=0, le=3_600, allow_inf_nan=False,
-                                  description="Wall-clock seconds for one program.")
+    wall_s: float | None = Field(
+        None, gt=0, le=86_400, allow_inf_nan=False,
+        description="Safety net: wall-clock seconds for the whole episode (None: none beyond each program's and each "
+                    "model call's own). A trip is an infrastructure failure, never scored.")
+    program_wall_s: float | None = Field(
+        None, gt=0, le=86_400, allow_inf_nan=False,
+        description=f"Safety net: wall-clock seconds for one program, time inside skills included (None: "
+                    f"{PROGRAM_NET_BASE_S:g} s + {PROGRAM_NET_PER_SIM_S:g} s per simulated second of the episode's "
+                    "budget). A trip is an infrastructure failure, never scored.")
     sim_s: float | None = Field(None, gt=0, le=86_400, allow_inf_nan=False,
                                 description="Simulated seconds; default: the task's time budget x 3.")
     images: int = Field(200, ge=0, le=100_000, description="Images the agent may capture (capture_images) in the "
                         "episode; each is an artifact on disk, so this bounds the episode's disk use.")
+
+    def program_net_s(self, sim_budget_s: float) -> float:
+        """One program's wall-clock safety net for an episode with this many simulated seconds of budget."""
+        if self.program_wall_s is not None:
+            return self.program_wall_s
+        return PROGRAM_NET_BASE_S + PROGRAM_NET_PER_SIM_S * sim_budget_s

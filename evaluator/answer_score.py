@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from jarvis_sim.registry import Registry
 from jarvis_sim.tasks.question import QuestionItem
 
 ScoringMode = Literal["official", "strict"]
@@ -32,14 +33,10 @@ class AnswerScore(BaseModel):
 
 AnswerScorer = Callable[[QuestionItem, str, ScoringMode], AnswerScore]
 
-ANSWER_SCORERS: dict[str, AnswerScorer] = {}
+# Outside packages add a family's scorer through the `jarvis.answer_scorers` entry points.
+ANSWER_SCORERS: Registry[AnswerScorer] = Registry("answer scorer", entry_point_group="jarvis.answer_scorers")
 
 
 def register_answer_scorer(family: str) -> Callable[[AnswerScorer], AnswerScorer]:
     """Decorator: register the answer scorer of a question family."""
-
-    def deco(fn: AnswerScorer) -> AnswerScorer:
-        ANSWER_SCORERS[family] = fn
-        return fn
-
-    return deco
+    return ANSWER_SCORERS.register(family)

@@ -15,15 +15,12 @@ __all__ = ["AnswerScore", "ScoringMode", "answer_families", "register_answer_sco
 
 def answer_families() -> list[str]:
     """Families with a registered answer scorer."""
-    return sorted(ANSWER_SCORERS)
+    return ANSWER_SCORERS.names()
 
 
 def score_answer(item: QuestionItem, answer: str, mode: ScoringMode = "official") -> AnswerScore:
     """Score an answer text against an item's ground truth."""
-    try:
-        scorer = ANSWER_SCORERS[item.family]
-    except KeyError:
-        raise KeyError(f"no answer scorer for family {item.family!r}; known: {sorted(ANSWER_SCORERS)}") from None
+    scorer = ANSWER_SCORERS.get(item.family)
     if not isinstance(answer, str):
         answer = "" if answer is None else str(answer)
     return scorer(item, answer, mode)

@@ -60,8 +60,9 @@ SUB_SCORES = ("pose", "completion", "validity", "stability", "time_penalty", "so
 
 
 def episode_scores(r: EpisodeRecord) -> dict[str, float] | None:
-    """The scores an episode counts with (zeros for a failed unscored assembly episode; None if left out)."""
-    if r.status == "cancelled":
+    """The scores an episode counts with (zeros for a failed unscored assembly episode; None if left out: cancelled,
+    or an infrastructure failure)."""
+    if r.status == "cancelled" or r.infrastructure_failure:
         return None
     if r.scores:
         return r.scores

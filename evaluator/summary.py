@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -119,6 +120,8 @@ class RunSummary(_Model):
     n_episodes: int
     n_cancelled: int = 0
     n_failed: int = 0
+    n_infrastructure_failures: int = Field(
+        0, description="Of n_failed, those a wall-clock safety net ended (the machine's fault): left out, not 0.")
     families: list[str] = Field(default_factory=list)
     soft_score: MeanCI | None = None
     sub_scores: dict[str, MeanCI] = Field(default_factory=dict)
@@ -139,6 +142,15 @@ class RunSummary(_Model):
     )
     floors_note: str = Field("", description="Why floors are missing, and how to get them.")
     episodes: list[EpisodeRow] = Field(default_factory=list, description="One row per episode, in record order.")
+    started_at: str = Field("", description="When its first episode started (the records' ISO 8601 time).")
+    finished_at: str = Field("", description="When its last episode finished (the records' ISO 8601 time).")
+
+    def duration_s(self) -> float | None:
+        """Seconds from the first episode's start to the last one's end; None when the records do not say."""
+        try:
+            return (datetime.fromisoformat(self.finished_at) - datetime.fromisoformat(self.started_at)).total_seconds()
+        except ValueError:
+            return None
 
     def n_assembly_episodes(self) -> int:
         """Assembly episodes among its rows (the denominator of per-episode rates)."""
@@ -313,12 +325,15 @@ def summarise(run: RunData) -> RunSummary:
         "n_episodes": len(records),
         "n_cancelled": sum(r.status == "cancelled" for r in records),
         "n_failed": sum(r.status == "failed" for r in records),
+        "n_infrastructure_failures": sum(r.infrastructure_failure for r in records),
         "families": sorted({r.family for r in records}),
         "soft_score": mean_ci([s["soft_score"] for _, s in scored if "soft_score" in s]),
         "skipped_lines": [str(p) for p in run.problems],
         "environments": _environments(records),
         "n_unrecorded_environment": sum(r.provenance is None for r in records),
         "episodes": episode_rows(records),
+        "started_at": min((r.timings.started_at for r in records if r.timings.started_at), default=""),
+        "finished_at": max((r.timings.finished_at for r in records if r.timings.finished_at), default=""),
     }
     assembly = [(r, s) for r, s in scored if r.family == ASSEMBLY_FAMILY]
     if assembly:

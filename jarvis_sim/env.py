@@ -40,6 +40,7 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from scipy.spatial.transform import Rotation
 
 from jarvis_sim.backends.base import Backend
 from jarvis_sim.backends.registry import make_backend
@@ -91,19 +92,10 @@ def _resolve_task(task: TaskSpec | str) -> TaskSpec:
     return loaded
 
 
-def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    w1, x1, y1, z1 = a
-    w2, x2, y2, z2 = b
-    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
-
-
-def _rotvec_quat(r: np.ndarray) -> np.ndarray:
-    angle = float(np.linalg.norm(r))
-    if angle < 1e-12:
-        return np.array([1.0, 0.0, 0.0, 0.0])
-    axis = r / angle
-    return np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * axis])
+def _turned(base: np.ndarray, rotvec: np.ndarray) -> np.ndarray:
+    """The quaternion (w, x, y, z) of `base` followed, in its own frame, by the rotation vector `rotvec`."""
+    turned = Rotation.from_quat(base, scalar_first=True) * Rotation.from_rotvec(rotvec)
+    return np.asarray(turned.as_quat(scalar_first=True))
 
 
 class LegoAssemblyEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
@@ -195,7 +187,7 @@ class LegoAssemblyEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
     def _command(self, a: np.ndarray) -> None:
         if self.action_mode == "ee":
             position = self._ee_low + (a[:3] + 1.0) / 2.0 * (self._ee_high - self._ee_low)
-            quaternion = _quat_mul(_DOWN, _rotvec_quat(math.pi * a[3:6]))
+            quaternion = _turned(_DOWN, math.pi * a[3:6])
             self.backend.set_ee_target(position, quaternion)
         else:
             self.backend.set_joint_targets(self._q_low + (a[:7] + 1.0) / 2.0 * (self._q_high - self._q_low))

@@ -22,14 +22,20 @@ log = logging.getLogger(__name__)
 
 
 class UnknownName(KeyError):
-    """A name no registry entry has; the message lists the known ones."""
+    """A name no registry entry has; the message lists the valid ones (the first 30 of a long list).
 
-    def __init__(self, kind: str, name: str, known: list[str]) -> None:
-        super().__init__(name)
-        self.kind, self.name, self.known = kind, name, known
+    With a `hint` the valid names are examples of an open name space (task ids), not all of it: the message
+    says what a name looks like and shows the examples."""
+
+    def __init__(self, kind: str, name: str, known: list[str], hint: str = "") -> None:
+        self.kind, self.name, self.known, self.hint = kind, name, list(known), hint
+        shown = ", ".join(self.known[:30]) + (f", ... ({len(self.known)} in all)" if len(self.known) > 30 else "")
+        listed = f"{hint}; for example: {shown}" if hint else f"valid: {shown or '(none)'}"
+        # args[0] is the message, as callers that print a KeyError's first argument expect
+        super().__init__(f"unknown {kind} {name!r}; {listed}")
 
     def __str__(self) -> str:
-        return f"unknown {self.kind} {self.name!r}; valid: {', '.join(self.known) or '(none)'}"
+        return str(self.args[0])
 
 
 class PluginUnavailable(ImportError):
@@ -39,9 +45,12 @@ class PluginUnavailable(ImportError):
 class Registry(Generic[T]):
     """Named plug-ins of one kind."""
 
-    def __init__(self, kind: str, entry_point_group: str | None = None) -> None:
+    def __init__(self, kind: str, entry_point_group: str | None = None,
+                 unknown: Callable[[str, list[str]], UnknownName] | None = None) -> None:
         self.kind = kind
         self.entry_point_group = entry_point_group
+        # the kind's own subclass of UnknownName, for callers that catch it by its older name
+        self._unknown = unknown or (lambda name, known: UnknownName(kind, name, known))
         self._objects: dict[str, T] = {}
         self._lazy: dict[str, tuple[str, str]] = {}  # name -> ("module:attr", install hint)
 
@@ -105,4 +114,14 @@ class Registry(Generic[T]):
                 except Exception as exc:  # a broken outside package must say so, not crash its caller's listing
                     raise PluginUnavailable(f"{self.kind} {name!r} from entry point {ep.value!r} failed to load: "
                                             f"{exc}") from exc
-        raise UnknownName(self.kind, name, self.names())
+        raise self._unknown(name, self.names())
+
+    def items(self) -> list[tuple[str, T]]:
+        """Every plug-in, loaded, by name (a broken outside one is left out with a warning)."""
+        out = []
+        for name in self.names():
+            try:
+                out.append((name, self.get(name)))
+            except PluginUnavailable as exc:
+                log.warning("%s", exc)
+        return out

@@ -13,6 +13,7 @@ from agent.agents.base import AnswerTurn
 from agent.agents.registry import register_agent
 from agent.agents.views import AssemblyView, PlanningView, target_of
 from agent.config import AgentConfig
+from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N
 from jarvis_sim.backends.mujoco.scene import SimConfig
 from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
 from jarvis_sim.lego.colors import color
@@ -182,7 +183,7 @@ def build_order(task: TaskSpec, leave_out_unbuildable: bool = False) -> list[tup
 
     def press_at(present: list[LatticeBrick], bid: str) -> tuple[float, float] | bool | None:
         return press_point(Assembly(present, baseplate=task.baseplate), bid, origin, task.baseplate,
-                           config.stud_clutch_n, config.press_n_per_stud)
+                           STUD_CLUTCH_N, config.seat_press_n)
 
     present = list(task.initial)
     order: list[tuple[int | None, str, bool]] = []

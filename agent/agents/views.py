@@ -29,7 +29,7 @@ class Budgets:
 
     rounds: int
     skill_calls: int
-    wall_s: float
+    wall_s: float | None  # a wall-clock safety net, never scored (None: none for the whole episode)
     sim_s: float
 
 

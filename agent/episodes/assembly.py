@@ -17,6 +17,7 @@ from agent.agents import make_agent
 from agent.agents.base import ProgramWritingAgent, ScriptedAssemblyAgent
 from agent.agents.registry import is_privileged
 from agent.agents.views import AssemblyView, Budgets, PrivilegedAssemblyView
+from agent.config import SafetyNetTripped
 from agent.episodes.final_views import capture_final_views
 from agent.episodes.job import EpisodeError, EpisodeJob, now_iso
 from agent.episodes.modes import ModeRunner
@@ -77,7 +78,9 @@ class AssemblyEpisode:
 
             self.ctx.sensor, self.ctx.sensor_rng = SensorModel(), np.random.default_rng(job.agent.seed)
         self.methods = bind(job.agent.library, self.ctx)
-        self.sandbox = sandbox or Sandbox(SandboxLimits(wall_s=budget.program_wall_s, max_calls=budget.skill_calls))
+        # Wall clock is a safety net only (agent.config.Budget): generous, scaled to the simulated budget.
+        self.program_net_s = budget.program_net_s(max_sim)
+        self.sandbox = sandbox or Sandbox(SandboxLimits(wall_s=self.program_net_s, max_calls=budget.skill_calls))
         self._own_sandbox = sandbox is None
         self.rounds: list[RoundRecord] = []
         self.tokens = TokenAccount()
@@ -152,11 +155,13 @@ class AssemblyEpisode:
 
         self.ctx.on_call = on_call
         report(self.progress, "executing", round=len(self.rounds) + 1)
-        # A program gets its own wall limit, but never more than what is left of the episode's.
+        # A program gets its own wall-clock safety net, but never more than what is left of the episode's.
         budget = self.job.budget
-        left = budget.wall_s - (t0 - self.t0)
+        net = self.program_net_s
+        if budget.wall_s is not None:
+            net = min(net, budget.wall_s - (t0 - self.t0))
         try:
-            result = self.sandbox.run(code, server, wall_s=min(budget.program_wall_s, left))
+            result = self.sandbox.run(code, server, wall_s=net)
         finally:
             self.ctx.on_call = previous
         calls = self.ctx.calls[first_call:]
@@ -175,6 +180,12 @@ class AssemblyEpisode:
         self.tokens.output += tokens_out
         self.tokens.cost_usd += cost_usd
         self._round_done(record)
+        if result.outcome == "timeout" and result.error_kind == "wall_clock":
+            # The machine, not the agent, ran out: the round stays in the record, the episode is not scored.
+            raise SafetyNetTripped(
+                f"the program's wall-clock safety net ({net:g} s) tripped at {record.sim_time_s:.1f} s of simulated "
+                f"time in round {record.index + 1}: the machine was too slow or the simulator hung; raise "
+                "budget.program_wall_s (or budget.wall_s) on a machine this slow")
         return record
 
     def _round_done(self, record: RoundRecord) -> None:
@@ -236,8 +247,9 @@ class AssemblyEpisode:
             self.run_program(program, kind="attempt", response=program)
 
     # --- ending ----------------------------------------------------------------------------------
-    def finish(self, status: str = "done", error: str | None = None) -> EpisodeRecord:
-        """Score the final ground truth and build the record (idempotent)."""
+    def finish(self, status: str = "done", error: str | None = None, infrastructure: bool = False) -> EpisodeRecord:
+        """Score the final ground truth and build the record (idempotent). An infrastructure failure (a safety
+        net tripped) is recorded as failed and left unscored."""
         if self.finished is not None:
             return self.finished
         report(self.progress, "scoring")
@@ -252,9 +264,10 @@ class AssemblyEpisode:
                             sim_time_s=elapsed, budget_s=self.task.time_budget_s),
             tokens=self.tokens, provenance=collect_provenance(self.backend), planner=self.planner,
             final_views=capture_final_views(self.backend, self.ctx.camera, self.task, state, self.dir),
+            infrastructure_failure=infrastructure,
         )
         # The same code path as offline re-scoring (jarvis score RUN_DIR).
-        self.finished = score_episode(record, self.task)
+        self.finished = record if infrastructure else score_episode(record, self.task)
         return self.finished
 
     def close(self) -> None:
@@ -295,6 +308,8 @@ def run_assembly_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
     try:
         episode.drive(agent)
         return episode.finish()
+    except SafetyNetTripped as exc:
+        return episode.finish(status="failed", error=f"infrastructure failure: {exc}", infrastructure=True)
     except Exception as exc:
         return episode.finish(status="failed", error=f"{type(exc).__name__}: {exc}")
     finally:
@@ -327,6 +342,9 @@ class _InteractiveAssembly:
 
     def finish(self) -> EpisodeRecord:
         return self.episode.finish()
+
+    def fail_infrastructure(self, message: str) -> EpisodeRecord:
+        return self.episode.finish(status="failed", error=f"infrastructure failure: {message}", infrastructure=True)
 
     def close(self) -> None:
         self.episode.close()

@@ -12,8 +12,8 @@
   by the harness from ground truth (the evaluator's completion and validity) and reaches the writer as
   one bit ("the attempt did not produce the structure"), never as scores or targets.
 
-Every mode stops when the budget runs out: reasoning rounds (model calls), skill calls, wall time or
-simulated time. An answer without code is recorded as a round with outcome 'no_code'; in the closed
+Every mode stops when a scored budget runs out: reasoning rounds (model calls), skill calls or simulated
+time. Wall time is only a safety net: a trip ends the episode as an infrastructure failure, never scored. An answer without code is recorded as a round with outcome 'no_code'; in the closed
 loop the writer is told and asked again, but two such answers in a row end the episode.
 """
 
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, cast
 
 from agent.agents.base import ProgramWriter
-from agent.config import AgentConfig
+from agent.config import AgentConfig, SafetyNetTripped
 from agent.episodes.assembly_prompts import AssemblyPrompts, PreviousProgram, ShownEpisode
 from agent.episodes.job import EpisodeJob
 from agent.episodes.memory import ExecutionMemory
@@ -80,14 +80,15 @@ class BudgetGuard:
         self.episode, self.started = episode, started
 
     def spent(self) -> str | None:
-        """A reason to stop, or None."""
+        """A reason to stop, or None; raises SafetyNetTripped past the episode's wall-clock safety net."""
         ep, budget = self.episode, self.episode.job.budget
         if len(ep.rounds) >= budget.rounds:
             return f"round budget ({budget.rounds}) spent"
         if len(ep.ctx.calls) >= ep.ctx.max_calls:
             return f"skill-call budget ({ep.ctx.max_calls}) spent"
-        if time.perf_counter() - self.started >= budget.wall_s:
-            return f"wall-time budget ({budget.wall_s:.0f} s) spent"
+        if budget.wall_s is not None and time.perf_counter() - self.started >= budget.wall_s:
+            raise SafetyNetTripped(f"the episode's wall-clock safety net ({budget.wall_s:g} s) tripped after "
+                                   f"{len(ep.rounds)} round(s): the machine or the model provider was too slow")
         if ep.ctx.max_sim_s is not None and ep.backend.sim_time_s >= ep.ctx.max_sim_s:
             return "simulated-time budget spent"
         return None

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from fastapi import HTTPException
 
 from agent.agents.base import AnswerTurn
-from agent.config import AgentConfig, Budget
+from agent.config import AgentConfig, Budget, SafetyNetTripped
 from agent.episodes.job import EpisodeJob, now_iso
 from agent.episodes.progress import EpisodeProgress
 from agent.episodes.question import question_record
@@ -184,25 +184,32 @@ class InteractiveSessions:
             self.queue.interactive_progress(row.id, progress.snapshot())
             try:
                 result: dict[str, Any] = session.on_thread(session.assembly.run_program_public, code)
+            except SafetyNetTripped as exc:
+                self._fail_infrastructure(session, str(exc))
             finally:
                 if progress.snapshot()["phase"] == "executing":  # the program did not come back: say so
                     progress.phase("thinking")
                 self.queue.interactive_progress(row.id, progress.snapshot())
         return result
 
-    @staticmethod
-    def _check_budget(session: Session) -> None:
-        """An external agent gets the rounds and wall clock its budget names, like a built-in one."""
+    def _fail_infrastructure(self, session: Session, message: str) -> None:
+        """Close the episode unscored: a wall-clock safety net tripped (the machine's fault, not the agent's)."""
+        record = session.on_thread(session.assembly.fail_infrastructure, message)
+        self._complete(session, record)
+        raise HTTPException(503, {"error": f"infrastructure failure: {message}; the episode is closed unscored",
+                                  "infrastructure_failure": True})
+
+    def _check_budget(self, session: Session) -> None:
+        """An external agent gets the rounds its budget names, like a built-in one; the wall clock is a safety net."""
         budget = session.job.budget
         used = len(session.assembly.episode.rounds)
         if used >= budget.rounds:
             raise HTTPException(409, {"field": "budget.rounds", "error": f"the episode's budget of {budget.rounds} "
                                       f"round(s) is spent ({used} programs ran); POST finish to score it"})
         elapsed = time.perf_counter() - session.t0
-        if elapsed > budget.wall_s:
-            raise HTTPException(409, {"field": "budget.wall_s", "error": f"the episode's wall-clock budget of "
-                                      f"{budget.wall_s:g} s is spent ({elapsed:.1f} s since it opened); POST finish "
-                                      "to score it"})
+        if budget.wall_s is not None and elapsed > budget.wall_s:
+            self._fail_infrastructure(session, f"the episode's wall-clock safety net ({budget.wall_s:g} s) tripped "
+                                      f"({elapsed:.1f} s since it opened)")
 
     def finish(self, row: EpisodeRow) -> dict[str, Any]:
         """Score an interactive assembly episode and free its simulator."""

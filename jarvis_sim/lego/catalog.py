@@ -12,6 +12,7 @@ collision model are built from, so the two never disagree.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -174,3 +175,42 @@ def mesh(number: str) -> trimesh.Trimesh:
         pieces.append(m)
     merged: trimesh.Trimesh = trimesh.util.concatenate(pieces)  # type: ignore[assignment]
     return merged
+
+
+_SIZE_TITLE = re.compile(r"^\s*(brick|plate|tile)\s+(\d+)\s*x\s*(\d+)(?!\s*x)", re.IGNORECASE)
+# Common shapes the catalog lacks but whose footprint and height match a catalog part: used by
+# `substitute` when no library title is at hand (the names are the LDraw library's).
+KNOWN_VARIANTS: dict[str, tuple[str, str]] = {
+    "3065": ("3004", "Brick 1 x 2 without Centre Stud"),
+    "3066": ("3010", "Brick 1 x 4 without Centre Studs"),
+    "4216": ("3004", "Brick 1 x 2 with Groove"),
+    "2653": ("3010", "Brick 1 x 4 with Groove"),
+    "3794a": ("3023", "Plate 1 x 2 without Groove with 1 Centre Stud"),
+    "3794b": ("3023", "Plate 1 x 2 with Groove with 1 Centre Stud"),
+    "15573": ("3023", "Plate 1 x 2 with Groove with 1 Centre Stud, without Understud"),
+    "87580": ("3022", "Plate 2 x 2 with Groove with 1 Center Stud"),
+    "3062b": ("3005", "Brick 1 x 1 Round with Hollow Stud"),
+    "4073": ("3024", "Plate 1 x 1 Round"),
+    "6141": ("3024", "Plate 1 x 1 Round"),
+    "98138": ("3070b", "Tile 1 x 1 Round with Groove"),
+}
+
+
+def variant_title(number: str) -> str | None:
+    """The LDraw title of a known variant the catalog lacks (for messages), or None."""
+    return KNOWN_VARIANTS[number][1] if number in KNOWN_VARIANTS else None
+
+
+def substitute_for(number: str, title: str | None) -> Part | None:
+    """The catalog part with the footprint and height a title names (or a known variant's), or None."""
+    if number in KNOWN_VARIANTS:
+        return PARTS[KNOWN_VARIANTS[number][0]]
+    m = _SIZE_TITLE.match(title or "")
+    if not m:
+        return None
+    kind = m.group(1).lower()
+    a, b = int(m.group(2)), int(m.group(3))
+    try:
+        return part_by_size(a, b, kind)  # type: ignore[arg-type]
+    except KeyError:
+        return None

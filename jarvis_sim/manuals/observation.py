@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from jarvis_sim.manuals.cache import cache_root, task_content_hash
+from jarvis_sim.manuals.cache import task_content_hash
 from jarvis_sim.manuals.framing import top_down_view
 from jarvis_sim.manuals.scene import BrickScene, SceneBrick, bricks_corners
 from jarvis_sim.manuals.styles import get_style
+from jarvis_sim.paths import cache_root
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import loose_bricks
 

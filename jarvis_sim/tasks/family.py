@@ -10,22 +10,17 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+from jarvis_sim.registry import Registry, UnknownName
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.spec import TaskSpec
 
 
-class UnknownKeyError(KeyError):
-    """An unknown registry key; the message lists the valid ones."""
+class UnknownKeyError(UnknownName):
+    """An unknown family, suite or task; the message lists the valid ones (examples, with a hint)."""
 
     def __init__(self, what: str, key: str, valid: list[str], hint: str = ""):
-        shown = ", ".join(valid[:30]) + (f", ... ({len(valid)} in all)" if len(valid) > 30 else "")
-        # With a hint the valid list is examples of an open id space, not all of it: say so.
-        listed = f"{hint}; for example: {shown}" if hint else f"valid: {shown}"
-        super().__init__(f"unknown {what} {key!r}; {listed}")
-        self.what, self.key, self.valid = what, key, valid
-
-    def __str__(self) -> str:
-        return str(self.args[0])
+        super().__init__(what, key, valid, hint)
+        self.what, self.key, self.valid = what, key, self.known
 
 
 @dataclass(frozen=True)
@@ -79,12 +74,14 @@ class QuestionFamily(TaskFamily):
         return None
 
 
-_FAMILIES: dict[str, TaskFamily] = {}
+# Outside packages add families through the `jarvis.families` entry points (a TaskFamily instance each).
+FAMILIES: Registry[TaskFamily] = Registry(
+    "task family", entry_point_group="jarvis.families",
+    unknown=lambda name, known: UnknownKeyError("task family", name, known))
 
 
 def register_family(family: TaskFamily) -> TaskFamily:
     """Add a family; a second family under the same name is an error."""
-    if family.name in _FAMILIES and _FAMILIES[family.name] is not family:
+    if family.name in FAMILIES.names() and FAMILIES.get(family.name) is not family:
         raise ValueError(f"task family {family.name!r} registered twice")
-    _FAMILIES[family.name] = family
-    return family
+    return FAMILIES.add(family.name, family)

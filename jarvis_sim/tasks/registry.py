@@ -7,9 +7,8 @@ import order; an unknown suite or task names the valid ones.
 
 from __future__ import annotations
 
-import jarvis_sim.tasks.families  # noqa: F401  (registers the built-in families and the JARVIS_PLUGINS ones)
 from jarvis_sim.tasks.family import (
-    _FAMILIES,
+    FAMILIES,
     QuestionFamily,
     SuiteInfo,
     TaskFamily,
@@ -22,9 +21,15 @@ from jarvis_sim.tasks.spec import TaskSpec
 __all__ = ["QuestionFamily", "SuiteInfo", "TaskFamily", "UnknownKeyError", "register_family"]
 
 
+def _ensure_loaded() -> None:
+    # At first use, not at import: a user's plug-in (JARVIS_PLUGINS) imports this module to register itself.
+    import jarvis_sim.tasks.families  # noqa: F401  (registers the built-in families and the JARVIS_PLUGINS ones)
+
+
 def families() -> dict[str, TaskFamily]:
-    """All registered families by name."""
-    return dict(_FAMILIES)
+    """All registered families by name (the built-in ones, JARVIS_PLUGINS' and the entry points')."""
+    _ensure_loaded()
+    return dict(FAMILIES.items())
 
 
 def suites() -> list[SuiteInfo]:
@@ -41,12 +46,16 @@ def family_of_suite(suite: str) -> TaskFamily:
 
 
 def suite_availability(suite: str) -> tuple[int | None, str | None]:
-    """(number of tasks, None) when a suite can be served here, or (None, why not) when its data is missing
-    (official VSP data not installed, a generated set not built): listings mark it instead of failing later."""
+    """(number of tasks, None) when a suite can be served here, (None, why not) when its data is missing
+    (official VSP data not installed, a generated set not built), (0, why) when it holds no tasks: listings
+    mark it instead of offering it."""
     try:
-        return len(suite_task_ids(suite)), None
+        n = len(suite_task_ids(suite))
     except (KeyError, OSError, ValueError) as e:
         return None, str(e.args[0] if e.args else e)
+    if n == 0:  # listed by its family, yet nothing to run (a text-input variant of an image-only VSP task)
+        return 0, f"suite {suite} holds no tasks: its variant or its data leaves out every item"
+    return n, None
 
 
 def suite_task_ids(suite: str) -> list[str]:

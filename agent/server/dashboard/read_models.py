@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -39,6 +40,23 @@ class RunListing:
     mean: Any = None  # MeanCI of the soft score so far, or None
     cancellable: bool = False  # the source can stop it and it has unfinished episodes
     live: bool = False  # it is still going: its pages poll its progress
+    started_at: str = ""  # ISO 8601: when the server took it, or when its first episode started
+    duration_s: float | None = None  # first episode's start to last one's end (so far, while it runs)
+
+    def when(self) -> str:
+        """Its start as a person reads it (minutes, UTC), or '–'."""
+        try:
+            t = datetime.fromisoformat(self.started_at).astimezone(UTC)
+        except ValueError:
+            return "–"
+        return t.strftime("%Y-%m-%d %H:%M UTC")
+
+    def took(self) -> str:
+        """Its duration as a person reads it, or '–'."""
+        d = self.duration_s
+        if d is None or d < 0:
+            return "–"
+        return f"{d:.0f} s" if d < 90 else f"{d / 60:.1f} min" if d < 5400 else f"{d / 3600:.1f} h"
 
     def progress_json(self) -> dict[str, Any]:
         """What the pages' progress poller shows (JSON)."""
@@ -159,6 +177,8 @@ def read_run(root: Path, listing: RunListing | None = None) -> RunView:
                              live=progress.finished < progress.total and _recently_written(root))
     listing.mean = summary.soft_score
     listing.labels = listing.labels or summary.labels
+    listing.started_at = listing.started_at or summary.started_at
+    listing.duration_s = summary.duration_s()
     plots = [p for p in PLOT_FILES if (root / p).is_file()]
     return RunView(listing=listing, summary=summary, records=data.records, root=root, plots=plots,
                    family_html=family_html)
@@ -244,9 +264,16 @@ class QueueSource:
         config = json.loads(run.config)
         agent = config.get("agent", {})
         labels = {k: str(v) for k in ("name", "model", "mode", "tool_library") if (v := agent.get(k))}
-        return RunListing(key=run.id, labels=labels, progress=progress, created_at=run.created_at,
-                          suite=config.get("suite"), backend=config.get("backend"),
-                          cancellable=progress.finished < progress.total, live=progress.finished < progress.total)
+        listing = RunListing(key=run.id, labels=labels, progress=progress, created_at=run.created_at,
+                             suite=config.get("suite"), backend=config.get("backend"),
+                             cancellable=progress.finished < progress.total, live=progress.finished < progress.total,
+                             started_at=datetime.fromtimestamp(run.created_at, UTC).isoformat())
+        root = self.data_dir / run.out_dir
+        if records_path(root).is_file():  # its scores so far (a summary cached by the records file's identity)
+            _, summary, _ = _read_summarised(root)
+            listing.mean = summary.soft_score
+            listing.duration_s = summary.duration_s()
+        return listing
 
     def list_runs(self, viewer: str) -> list[RunListing]:
         """The viewer's runs, newest first."""

@@ -19,6 +19,7 @@ from agent.server.db import EpisodeRow
 from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
 from agent.server.limits import check_limits
 from agent.server.queue import QuotaExceeded
+from agent.server.routes.tasks import resolve_task
 from agent.server.schemas import (
     AnswerSubmit,
     EpisodeCreate,
@@ -29,7 +30,7 @@ from agent.server.schemas import (
 )
 from agent.server.settings import ServerSettings
 from jarvis_sim.tasks.question import QuestionItem
-from jarvis_sim.tasks.registry import family_of_task, load_task
+from jarvis_sim.tasks.registry import family_of_task
 from jarvis_sim.tasks.spec import TaskSpec
 
 router = APIRouter(prefix="/v1/episodes", tags=["episodes"])
@@ -152,18 +153,6 @@ def validate_agent(agent: AgentConfig, task: TaskSpec | QuestionItem | None = No
                                   f"({task.id})", "valid": [*able, EXTERNAL]})
 
 
-def registered_or_known_task(settings: ServerSettings, task_id: str, token: str) -> TaskSpec | QuestionItem:
-    """A task this token registered (POST /v1/user-tasks), else one of the families' tasks."""
-    from agent.server.user_tasks import is_user_task_id, user_task
-
-    if is_user_task_id(task_id):
-        own = user_task(settings.data_dir, task_id, token)
-        if own is None:
-            raise HTTPException(404, f"this token has no registered task {task_id!r} (GET /v1/user-tasks lists them)")
-        return own
-    return load_task(task_id)
-
-
 def notify_workers(state: Any) -> None:
     """Wake this server's idle workers after queueing work."""
     pool = getattr(state, "pool", None)
@@ -219,7 +208,7 @@ def submit_episode(body: EpisodeCreate, queue: QueueDep, settings: SettingsDep, 
     agent = check_agent_options(body.agent, settings)
     check_limits(body.budget, agent, settings)
     family = family_of_task(body.task_id)
-    task = registered_or_known_task(settings, body.task_id, token)  # unknown ids are a 404 listing valid ones
+    task = resolve_task(settings, body.task_id, token)  # unknown ids are a 404 listing valid ones
     validate_agent(agent, task)
     now = time.time()
     interactive = agent.name == EXTERNAL

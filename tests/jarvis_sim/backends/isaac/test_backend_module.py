@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from jarvis_sim.backends.base import BackendError
-from jarvis_sim.backends.isaac.backend import segment_labels
 from jarvis_sim.backends.isaac.config import IsaacConfig
 from jarvis_sim.backends.isaac.scene import ROBOT, describe_scene
+from jarvis_sim.backends.isaac.segmentation import segment_labels
 from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.tasks.spec import TaskSpec
 
