@@ -59,7 +59,7 @@ def _compare(tasks: list, tmp_path: Path) -> int:  # type: ignore[type-arg]
     ids = [str(s.id) for t in tasks for s in t.dataset]
     answers = _answers(ids)
     logs = inspect_eval(tasks, model=_answering_model(answers), log_dir=str(tmp_path), display="none")
-    jarvis_scores, _ = score_answers(list(answers.items()), "official")
+    jarvis_scores, _ = score_answers([(k, tid, a) for k, (tid, a) in enumerate(answers.items(), 1)], "official")
     by_id = {s.task_id: s for s in jarvis_scores}
     n = 0
     for log in logs:
