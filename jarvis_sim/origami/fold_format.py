@@ -320,6 +320,13 @@ def _check_planar(verts: NDArray[np.float64], edges: list[tuple[int, int]]) -> N
     if not edges:
         return
     e = np.array(edges)
+    # Two vertices at one point (a folded form's layers, a careless export) hide overlapping edges from the checks
+    # below, which compare vertex indices: the sheet then has no face and would pass as "foldable".
+    used = np.unique(e)
+    _, first, inverse = np.unique(np.round(verts[used] / GEOM_TOL), axis=0, return_index=True, return_inverse=True)
+    for k, j in enumerate(inverse.ravel()):
+        if first[j] != k:
+            raise FoldFormatError("vertices_coords", int(used[k]), f"coincides with vertex {int(used[first[j]])}")
     p0, p1 = verts[e[:, 0]], verts[e[:, 1]]
     d = p1 - p0
     lens = A.norm(d)

@@ -94,7 +94,7 @@ def _square_folded_in_half(frame_classes: list[str]) -> dict[str, object]:
 def test_folded_form_error_says_it_is_a_folded_form() -> None:
     with pytest.raises(FoldFormatError, match=r"frame_classes says this frame is a foldedForm") as err:
         from_fold(_square_folded_in_half(["foldedForm"]))
-    assert err.value.field == "faces_vertices"  # the field and index of the first broken rule stay
+    assert err.value.field == "vertices_coords"  # the field and index of the first broken rule stay
     with pytest.raises(FoldFormatError) as plain:
         from_fold(_square_folded_in_half(["creasePattern"]))
     assert "foldedForm" not in str(plain.value)
@@ -104,3 +104,12 @@ def test_valid_sheet_labelled_folded_form_still_reads() -> None:
     data = _square_with_valley()
     data["frame_classes"] = ["foldedForm"]
     assert len(from_fold(data).faces) == 2
+
+
+def test_coincident_vertices_rejected() -> None:
+    # Read as a crease pattern, the folded square's corners 4 and 5 lie on 0 and 3: its edges overlap under other
+    # vertex indices, and before this check the file passed as foldable with no face at all.
+    data = _square_folded_in_half(["creasePattern"])
+    del data["faces_vertices"]
+    with pytest.raises(FoldFormatError, match=r"vertices_coords\[4\]: coincides with vertex 0"):
+        from_fold(data)
