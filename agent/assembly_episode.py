@@ -15,6 +15,7 @@ import numpy as np
 
 from agent.episode import EpisodeError, EpisodeJob, now_iso
 from agent.final_views import capture_final_views
+from agent.llm.deadline import episode_deadline
 from agent.placements import PlacementWatch
 from agent.progress import report
 from agent.sandbox import Sandbox, SandboxLimits, SandboxResult, SkillServer
@@ -262,7 +263,9 @@ def run_assembly_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
     backend = runtime.backend() if runtime is not None else make_backend("mujoco")
     episode = AssemblyEpisode(job, task, backend, episode_dir, sandbox=getattr(runtime, "sandbox", None))
     try:
-        agent.run_assembly(episode)
+        # The wall budget also ends a model call in flight (agent.llm.deadline), not only between rounds.
+        with episode_deadline(job.budget.wall_s - (time.perf_counter() - episode.t0)):
+            agent.run_assembly(episode)
         return episode.finish()
     except Exception as exc:
         return episode.finish(status="failed", error=f"{type(exc).__name__}: {exc}")

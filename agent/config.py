@@ -19,7 +19,8 @@ class LLMOptions(BaseModel):
 
     base_url: str | None = Field(None, description="Endpoint override for the provider (a proxy, a local server).")
     api_key_env: str | None = Field(None, description="Environment variable with the key, if not the provider's default.")
-    timeout_s: float = Field(120.0, gt=0, allow_inf_nan=False, description="Per-attempt HTTP timeout, s.")
+    timeout_s: float = Field(120.0, gt=0, allow_inf_nan=False, description="Total seconds of one model call: "
+                             "connect, every read, every retry (a dripping endpoint cannot hold it longer).")
     max_attempts: int = Field(5, ge=1, le=20, description="Attempts per model call, retries on 429/5xx/timeouts included.")
     retry_base_delay_s: float = Field(1.0, ge=0, le=600, allow_inf_nan=False, description="Backoff before the first retry; doubles each time.")
     cache_dir: str | None = Field(None, description="Content-addressed response cache directory; None: no cache.")

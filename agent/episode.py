@@ -18,6 +18,7 @@ from typing import Any
 from agent.agents import make_agent
 from agent.agents.base import AnswerTurn, QuestionAgent
 from agent.config import AgentConfig, Budget
+from agent.llm.deadline import episode_deadline
 from agent.progress import EpisodeProgress, report
 from evaluator.episode import question_scores
 from evaluator.records import EpisodeRecord, RoundRecord, Timings, TokenAccount
@@ -90,7 +91,8 @@ def run_question_episode(job: EpisodeJob, item: QuestionItem, family: QuestionFa
     if not isinstance(agent, QuestionAgent):
         raise EpisodeError(f"agent {job.agent.name!r} cannot answer question items ({item.family})")
     report(job.progress, "answering", rounds_total=1)
-    turn = agent.answer_question(item, family)
+    with episode_deadline(job.budget.wall_s):  # the wall budget ends a model call in flight
+        turn = agent.answer_question(item, family)
     report(job.progress, "scoring", rounds_done=1)
     return question_record(job, item, turn, started, time.perf_counter() - t0, episode_dir)
 

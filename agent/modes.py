@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from agent.assembly_prompts import AssemblyPrompts, PreviousProgram
 from agent.config import AgentConfig
 from agent.llm.code_extract import extract_code
+from agent.llm.errors import EpisodeDeadlineError
 from agent.memory import ExecutionMemory
 from agent.observation import SceneView, capture, captured_images
 from agent.prompts import Prompt
@@ -187,12 +188,15 @@ class ModeRunner:
     def run(self) -> str:
         """Run the configured mode; returns why it stopped."""
         mode = self.config.mode
-        if mode == "non_reflective":
-            self._non_reflective()
-        elif mode == "reflective":
-            self._reflective()
-        else:
-            self._reflection_rounds()
+        try:
+            if mode == "non_reflective":
+                self._non_reflective()
+            elif mode == "reflective":
+                self._reflective()
+            else:
+                self._reflection_rounds()
+        except EpisodeDeadlineError:  # the wall budget ended a model call in flight: a budget stop, scored
+            self._stop(f"wall-time budget ({self.episode.job.budget.wall_s:.0f} s) spent during a model call")
         return self.stop_reason
 
     def _non_reflective(self) -> None:

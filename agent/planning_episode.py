@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent.llm.deadline import episode_deadline
 from agent.agents.base import AnswerTurn
 from agent.episode import EpisodeError, EpisodeJob, now_iso
 from agent.observation import camera_calibration, capture, descriptor_table
@@ -141,7 +142,8 @@ def run_planning_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
         report(job.progress, "loading", rounds_total=1)
         episode = PlanningEpisode(job, task, backend, episode_dir)
         report(job.progress, "answering")
-        turn = agent.plan_assembly(episode)
+        with episode_deadline(job.budget.wall_s - (time.perf_counter() - t0)):  # ends a model call in flight
+            turn = agent.plan_assembly(episode)
         report(job.progress, "scoring", rounds_done=1)
         return episode.record(turn, started, time.perf_counter() - t0)
     finally:

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.llm.account import UsageAccount
 from agent.llm.cache import CacheMode, ResponseCache, cache_key
-from agent.llm.errors import CacheMissError
+from agent.llm.deadline import call_deadline, episode_time_left, now
+from agent.llm.errors import CacheMissError, EpisodeDeadlineError, ProviderTimeoutError
 from agent.llm.messages import ChatRequest, ChatResponse
 from agent.llm.pricing import PriceTable
 from agent.llm.provider import ChatProvider, ProviderSettings
@@ -34,7 +35,8 @@ class LLMConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     model: str = Field(description="Model string, e.g. 'openai:gpt-4o' or 'replay:answers.jsonl'.")
-    timeout_s: float = Field(default=120.0, gt=0, description="Per-attempt HTTP timeout.")
+    timeout_s: float = Field(default=120.0, gt=0, description="Total seconds of one model call: connect, every "
+                             "read, every retry and backoff (agent.llm.deadline).")
     api_key_env: str | None = Field(default=None, description="Environment variable with the key, if not the provider's default.")
     base_url: str | None = Field(default=None, description="Endpoint override for the chosen provider.")
     retry: RetryPolicy = RetryPolicy()
@@ -94,12 +96,32 @@ class LLMClient:
 
     def _fresh(self, request: ChatRequest) -> ChatResponse:
         started = [0.0]
+        # One instant ends the whole call: its own timeout, or the episode's wall budget when sooner.
+        own = now() + self.provider.settings.timeout_s
+        episode_left = episode_time_left()
+        deadline = min(own, now() + episode_left)
+        by_episode = deadline < own
+
+        def time_left() -> float:
+            return deadline - now()
 
         def attempt() -> Any:
+            if time_left() <= 0:
+                raise ProviderTimeoutError("total deadline passed", provider=self.provider.name)
             started[0] = time.perf_counter()
-            return self.provider.complete(request)
+            with call_deadline(deadline):
+                return self.provider.complete(request)
 
-        completion, attempts = call_with_retries(attempt, self.retry, sleep=self._sleep, rng=self._rng)
+        try:
+            if episode_left <= 0:
+                raise ProviderTimeoutError("no time left", provider=self.provider.name)
+            completion, attempts = call_with_retries(attempt, self.retry, sleep=self._sleep, rng=self._rng,
+                                                     time_left=time_left)
+        except ProviderTimeoutError as exc:
+            if by_episode:  # the episode's budget, not the call's own timeout, is what gave up
+                raise EpisodeDeadlineError("the episode's wall-clock budget ran out during a model call",
+                                           provider=self.provider.name, detail=exc.detail) from None
+            raise
         latency = time.perf_counter() - started[0]
         if self.provider.free:
             cost, known = 0.0, True

@@ -60,6 +60,12 @@ class ProviderTimeoutError(ProviderError):
     retryable = True
 
 
+class EpisodeDeadlineError(ProviderTimeoutError):
+    """The episode's wall-clock budget ran out before or during a model call; retrying cannot help."""
+
+    retryable = False
+
+
 class ServerError(ProviderError):
     """A 5xx answer or a broken connection: the provider's problem, worth retrying."""
 

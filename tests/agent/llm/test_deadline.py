@@ -1,0 +1,85 @@
+"""Total deadlines of model calls: a server that drips its answer a byte at a time cannot hold a call."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from agent.llm import ChatMessage, ChatRequest, LLMConfig, ProviderTimeoutError, RetryPolicy, ServerError, build_client
+from agent.llm.deadline import episode_deadline, episode_time_left
+from agent.llm.errors import EpisodeDeadlineError
+from tests.agent.llm.conftest import RecordingSleep
+from tests.fakes.llm_servers import Drip, Fail, FakeAnthropicServer, FakeOpenAIServer, Reply
+
+REQUEST = ChatRequest(messages=(ChatMessage.user("hi"),), max_tokens=16)
+
+
+def _wait_until_idle(server: FakeOpenAIServer | FakeAnthropicServer, within_s: float = 3.0) -> None:
+    """The server's dripping handler notices the client left (its next write fails)."""
+    until = time.monotonic() + within_s
+    while server.dripping and time.monotonic() < until:
+        time.sleep(0.05)
+
+
+def test_a_dripping_openai_endpoint_ends_at_the_total_deadline() -> None:
+    # 0.2 s between bytes: every single read succeeds long before any per-read timeout would fire.
+    with FakeOpenAIServer(default=Drip(0.2)) as server:
+        client = build_client(LLMConfig(model="openai:gpt-4o", base_url=server.base_url, timeout_s=2.0,
+                                        retry=RetryPolicy(max_attempts=5, base_delay_s=0.0)))
+        t0 = time.monotonic()
+        with pytest.raises(ProviderTimeoutError):
+            client.chat(REQUEST)
+        took = time.monotonic() - t0
+        _wait_until_idle(server)
+        assert server.dripping == 0  # the connection was dropped, not left dripping
+    assert 1.8 <= took < 3.0, took
+    assert len(server.requests) == 1  # no retry was started with no time left
+
+
+def test_a_dripping_anthropic_endpoint_ends_at_the_total_deadline() -> None:
+    with FakeAnthropicServer(default=Drip(0.2)) as server:
+        client = build_client(LLMConfig(model="anthropic:claude-sonnet-4-5", base_url=server.base_url, timeout_s=1.5))
+        t0 = time.monotonic()
+        with pytest.raises(ProviderTimeoutError):
+            client.chat(REQUEST)
+        took = time.monotonic() - t0
+    assert 1.3 <= took < 2.5, took
+
+
+def test_a_fast_drip_that_finishes_in_time_is_an_answer() -> None:
+    with FakeOpenAIServer([Drip(0.001, Reply("ok"))]) as server:
+        client = build_client(LLMConfig(model="openai:gpt-4o", base_url=server.base_url, timeout_s=20.0))
+        assert client.chat(REQUEST).text == "ok"
+
+
+def test_the_episode_budget_ends_a_model_call_in_flight() -> None:
+    with FakeOpenAIServer(default=Drip(0.2)) as server:
+        client = build_client(LLMConfig(model="openai:gpt-4o", base_url=server.base_url, timeout_s=60.0))
+        t0 = time.monotonic()
+        with episode_deadline(1.0), pytest.raises(EpisodeDeadlineError, match="wall-clock budget"):
+            client.chat(REQUEST)
+        took = time.monotonic() - t0
+        assert episode_time_left() == float("inf")  # the budget belongs to the block that set it
+    assert took < 2.0, took
+
+
+def test_no_call_starts_once_the_episode_budget_is_spent() -> None:
+    with FakeOpenAIServer(["never asked"]) as server:
+        client = build_client(LLMConfig(model="openai:gpt-4o", base_url=server.base_url))
+        with episode_deadline(0.0), pytest.raises(EpisodeDeadlineError):
+            client.chat(REQUEST)
+    assert server.requests == []
+
+
+def test_retries_stop_at_the_total_deadline(sleep: RecordingSleep) -> None:
+    # A backoff that would end after the deadline is not waited out: the last error is raised at once.
+    with FakeOpenAIServer(default=Fail(503)) as server:
+        client = build_client(
+            LLMConfig(model="openai:gpt-4o", base_url=server.base_url, timeout_s=1.0,
+                      retry=RetryPolicy(max_attempts=5, base_delay_s=4.0)),
+            sleep=sleep,
+        )
+        with pytest.raises(ServerError):
+            client.chat(REQUEST)
+    assert sleep.waits == [] and len(server.requests) == 1
