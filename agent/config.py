@@ -99,3 +99,7 @@ class Budget(BaseModel):
                                 description="Simulated seconds; default: the task's time budget x 3.")
     images: int = Field(200, ge=0, le=100_000, description="Images the agent may capture (capture_images) in the "
                         "episode; each is an artifact on disk, so this bounds the episode's disk use.")
+    record_bytes: int = Field(16 * 1024 * 1024, ge=64 * 1024, le=1 << 30, description="Bytes of agent-made values "
+                              "(skill arguments, results, error messages, printed output, model answers) the episode's "
+                              "record keeps; beyond it, and for any one value above 16 KiB (texts: 256 KiB), a marker "
+                              "with the value's size and first characters is stored instead (skills.stored).")

@@ -26,6 +26,7 @@ from jarvis_sim.provenance import collect as collect_provenance
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import QuestionFamily, family_of_task, load_task
 from jarvis_sim.tasks.spec import TaskSpec
+from skills.stored import StoredBytes
 
 
 class EpisodeError(RuntimeError):
@@ -106,7 +107,8 @@ def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, start
     """
     from agent.prompt_images import keep_prompt_images
 
-    scores, details = question_scores(item, turn.text)
+    scores, details = question_scores(item, turn.text)  # the whole answer is scored; the record keeps a bounded one
+    answer = StoredBytes(job.budget.record_bytes).keep_text(turn.text)
     images = keep_prompt_images(item.images, episode_dir) if episode_dir is not None else list(item.images)
     return EpisodeRecord(
         episode_id=job.episode_id,
@@ -122,7 +124,7 @@ def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, start
                 kind="answer",
                 prompt_text=turn.prompt_text,
                 prompt_images=images,
-                response=turn.text,
+                response=answer,
                 outcome="ok" if scores["valid"] else "error",
                 tokens_in=turn.tokens_in,
                 tokens_out=turn.tokens_out,
@@ -130,7 +132,7 @@ def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, start
                 wall_s=wall,
             )
         ],
-        answer=turn.text,
+        answer=answer,
         scores=scores,
         score_details=details,
         scoring_config={"modes": ["official", "strict"]},

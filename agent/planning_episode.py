@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.llm.deadline import episode_deadline
 from agent.agents.base import AnswerTurn
 from agent.episode import EpisodeError, EpisodeJob, now_iso
+from agent.llm.deadline import episode_deadline
 from agent.observation import camera_calibration, capture, descriptor_table
 from agent.progress import report
 from agent.prompts import Prompt, image_marker, load_template
@@ -29,6 +29,7 @@ from jarvis_sim.provenance import collect as collect_provenance
 from jarvis_sim.tasks.planning_family import PlanningObservation, parse_planning_id
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
+from skills.stored import StoredBytes
 
 _SETTING = {"rgb": "colour image", "rgbd": "colour and depth images",
             "rgbd_3d": "colour and depth images, and the perceived 3D brick descriptors"}
@@ -111,7 +112,9 @@ class PlanningEpisode:
             difficulty=self.task.difficulty, agent=self.job.agent.model_dump(), seed=self.job.agent.seed,
             rounds=[RoundRecord(
                 index=0, kind="plan", prompt_text=shown.record_text() if shown else turn.prompt_text,
-                prompt_images=shown.image_paths() if shown else [], response=turn.text, tokens_in=turn.tokens_in,
+                prompt_images=shown.image_paths() if shown else [],
+                # `answer` keeps the whole plan (offline re-scoring reads it); the round's copy is bounded.
+                response=StoredBytes(self.job.budget.record_bytes).keep_text(turn.text), tokens_in=turn.tokens_in,
                 tokens_out=turn.tokens_out, cost_usd=turn.cost_usd, wall_s=wall_s,
                 prompt_version=shown.version if shown else "",
             )],

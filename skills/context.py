@@ -20,6 +20,7 @@ from evaluator.records import SkillCallRecord
 from jarvis_sim.backends.base import Backend
 from jarvis_sim.tasks.spec import Perturbation, Workspace
 from skills.errors import BudgetExceeded, InvalidArgument, SkillError, UnknownBrick
+from skills.stored import VALUE_BYTES, StoredBytes
 from skills.types import BrickDescriptor
 
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ class SkillContext:
     image_sink: Callable[[str, np.ndarray], str] | None = None  # saves an image artifact, returns its name
     sensor: SensorModel | None = None  # None: ideal perception (renderer's instance masks, exact depth)
     sensor_rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
+    # What the call records keep of agent-sized values (arguments, results, errors): bounded, never whole.
+    stored: StoredBytes = field(default_factory=StoredBytes)
     _applied: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -82,16 +85,16 @@ class SkillContext:
             return self._invoke_remote(remote, spec, args, kwargs)
         disturbed = self._apply_perturbations()
         t0, sim0 = time.perf_counter(), self.backend.sim_time_s
-        record = SkillCallRecord(name=spec.name, args=_jsonable_args(spec, args, kwargs), ok=False,
-                                 disturbed=disturbed)
+        record = SkillCallRecord(name=spec.name, args=self.stored.keep_args(_jsonable_args(spec, args, kwargs)),
+                                 ok=False, disturbed=disturbed)
         try:
             values = _validated_arguments(spec, args, kwargs)
             result = spec.func(self, **values)
             out = _to_json(result)
-            record.ok, record.result = True, out
+            record.ok, record.result = True, self.stored.keep(out)
             return out
         except SkillError as exc:
-            record.error_kind, record.error = exc.kind, exc.message
+            record.error_kind, record.error = exc.kind, self.stored.keep_text(exc.message, VALUE_BYTES)
             raise
         finally:
             record.wall_s = time.perf_counter() - t0
@@ -106,11 +109,15 @@ class SkillContext:
         Images a remote skill captures are saved here, through this context's image sink."""
         record = remote(spec.name, [_to_json(a) for a in args], {k: _to_json(v) for k, v in kwargs.items()},
                         image_sink=self.image_sink, camera=self.camera)
+        result = record.result
+        record.args, record.result = self.stored.keep_args(record.args), self.stored.keep(record.result)
+        if record.error is not None:
+            record.error = self.stored.keep_text(record.error, VALUE_BYTES)
         self.calls.append(record)
         if self.on_call is not None:
             self.on_call(record)
         if record.ok:
-            return record.result
+            return result
         raise SkillError(record.error or "", kind=record.error_kind or SkillError.kind)
 
     def _perturbation_due(self, p: Perturbation, n: int) -> bool:

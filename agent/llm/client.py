@@ -18,7 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.llm.account import UsageAccount
 from agent.llm.cache import CacheMode, ResponseCache, cache_key
 from agent.llm.deadline import call_deadline, episode_time_left, now
-from agent.llm.errors import CacheMissError, EpisodeDeadlineError, ProviderTimeoutError
+from agent.llm.errors import (
+    AnswerTooLargeError,
+    CacheMissError,
+    EpisodeDeadlineError,
+    ProviderError,
+    ProviderTimeoutError,
+)
 from agent.llm.messages import ChatRequest, ChatResponse
 from agent.llm.pricing import PriceTable
 from agent.llm.provider import ChatProvider, ProviderSettings
@@ -27,6 +33,8 @@ from agent.llm.replay import ReplayRecorder
 from agent.llm.retry import RetryPolicy, call_with_retries
 
 log = logging.getLogger(__name__)
+
+DEFAULT_MAX_ANSWER_BYTES = 8 * 1024 * 1024  # 2M tokens of text: far above any max_tokens a request asks for
 
 
 class LLMConfig(BaseModel):
@@ -44,6 +52,8 @@ class LLMConfig(BaseModel):
     cache_mode: CacheMode = Field(default="readwrite", description="'readonly' fails on a miss instead of calling the model.")
     record_to: Path | None = Field(default=None, description="Append every answer to this keyed replay file.")
     prices_file: Path | None = Field(default=None, description="JSON price overrides (see agent.llm.pricing).")
+    max_answer_bytes: int = Field(default=DEFAULT_MAX_ANSWER_BYTES, ge=1024, description="Largest HTTP answer (JSON "
+                                  "envelope included) a model call accepts; a larger one is refused while it arrives.")
 
 
 class LLMClient:
@@ -58,6 +68,7 @@ class LLMClient:
         prices: PriceTable | None = None,
         recorder: ReplayRecorder | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     ):
         self.provider = provider
         self.retry = retry or RetryPolicy()
@@ -67,6 +78,7 @@ class LLMClient:
         self.total = UsageAccount()
         self._sleep = sleep
         self._rng = random.Random()
+        self.max_answer_bytes = max_answer_bytes
 
     def chat(self, request: ChatRequest, account: UsageAccount | None = None) -> ChatResponse:
         """Answer `request`: from the cache when possible, otherwise from the provider (with retries)."""
@@ -109,8 +121,15 @@ class LLMClient:
             if time_left() <= 0:
                 raise ProviderTimeoutError("total deadline passed", provider=self.provider.name)
             started[0] = time.perf_counter()
-            with call_deadline(deadline):
-                return self.provider.complete(request)
+            with call_deadline(deadline, self.max_answer_bytes) as counted:
+                try:
+                    return self.provider.complete(request)
+                except ProviderError as exc:
+                    if counted is not None and counted.exceeded:
+                        raise AnswerTooLargeError(
+                            f"answer above {self.max_answer_bytes} bytes (max_answer_bytes)",
+                            provider=self.provider.name, detail=exc.detail) from None
+                    raise
 
         try:
             if episode_left <= 0:
@@ -171,4 +190,5 @@ def build_client(config: LLMConfig, *, sleep: Callable[[float], None] = time.sle
         cache = ResponseCache(config.cache_dir, config.cache_mode)
     prices = PriceTable.from_file(config.prices_file) if config.prices_file is not None else PriceTable()
     recorder = ReplayRecorder(config.record_to) if config.record_to is not None else None
-    return LLMClient(provider, retry=config.retry, cache=cache, prices=prices, recorder=recorder, sleep=sleep)
+    return LLMClient(provider, retry=config.retry, cache=cache, prices=prices, recorder=recorder, sleep=sleep,
+                     max_answer_bytes=config.max_answer_bytes)

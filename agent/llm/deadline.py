@@ -1,4 +1,4 @@
-"""Total deadlines for model calls: connect, every read and every retry end by one instant.
+"""Total deadlines (and a size cap) for model calls: connect, every read and every retry end by one instant.
 
 An HTTP client's timeout is per operation: a server that sends one byte every few seconds never
 trips it, and holds the caller for as long as it likes. Here every socket operation of a model call
@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 
 _call_deadline: contextvars.ContextVar[float] = contextvars.ContextVar("jarvis_llm_call_deadline", default=math.inf)
+_call_bytes: contextvars.ContextVar[CallBytes | None] = contextvars.ContextVar("jarvis_llm_call_bytes", default=None)
 _episode_deadline: contextvars.ContextVar[float] = contextvars.ContextVar("jarvis_episode_deadline", default=math.inf)
 
 
@@ -45,14 +46,32 @@ def episode_time_left() -> float:
     return _episode_deadline.get() - now()
 
 
+class CallBytes:
+    """Bytes one model call has received, against the most an answer may take (a 50 MB answer is refused
+    while it arrives, instead of being held whole by the SDK, the cache and the record)."""
+
+    def __init__(self, limit: int):
+        self.limit, self.received, self.exceeded = limit, 0, False
+
+    def add(self, n: int, error: type[Exception]) -> None:
+        """Count `n` bytes read; raise `error` (the socket layer's) past the limit."""
+        self.received += n
+        if self.received > self.limit:
+            self.exceeded = True
+            raise error(f"the answer exceeded {self.limit} bytes")
+
+
 @contextmanager
-def call_deadline(deadline: float) -> Iterator[None]:
-    """Socket operations inside end by `deadline` (a `now()` instant)."""
+def call_deadline(deadline: float, max_bytes: int | None = None) -> Iterator[CallBytes | None]:
+    """Socket operations inside end by `deadline` (a `now()` instant) and read at most `max_bytes`."""
+    counter = CallBytes(max_bytes) if max_bytes is not None else None
     token = _call_deadline.set(deadline)
+    counted = _call_bytes.set(counter)
     try:
-        yield
+        yield counter
     finally:
         _call_deadline.reset(token)
+        _call_bytes.reset(counted)
 
 
 def _bounded(timeout: float | None, kind: type[Exception]) -> float:
@@ -74,7 +93,11 @@ class _DeadlineStream:
         self._inner, self._core = inner, core
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return bytes(self._inner.read(max_bytes, _bounded(timeout, self._core.ReadTimeout)))
+        data = bytes(self._inner.read(max_bytes, _bounded(timeout, self._core.ReadTimeout)))
+        counter = _call_bytes.get()
+        if counter is not None:
+            counter.add(len(data), self._core.ReadError)
+        return data
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         self._inner.write(buffer, _bounded(timeout, self._core.WriteTimeout))
@@ -121,7 +144,7 @@ def deadline_transport(httpx_module: Any = None) -> Any:
 
     httpx_module = httpx_module or httpx
     transport = httpx_module.HTTPTransport()
-    pool = getattr(transport, "_pool", None)
+    pool: Any = getattr(transport, "_pool", None)
     backend = getattr(pool, "_network_backend", None)
     if backend is None or not hasattr(backend, "connect_tcp"):
         raise RuntimeError(f"{httpx_module.__name__}'s pool keeps no _network_backend: cannot bound model calls")

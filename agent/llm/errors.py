@@ -76,6 +76,10 @@ class RequestRejectedError(ProviderError):
     """A 4xx answer other than 429 (bad request, wrong key, unknown model): retrying cannot help."""
 
 
+class AnswerTooLargeError(RequestRejectedError):
+    """The model's answer was larger than the client accepts (LLMConfig.max_answer_bytes); not retried."""
+
+
 class ReplayExhaustedError(LLMError):
     """A replay file has no recorded answer for the request asked."""
 

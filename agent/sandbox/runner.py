@@ -165,7 +165,8 @@ class Sandbox:
         if self.support.subreaper:
             reap_orphans()  # bwrap's namespace init of the previous run may have become a zombie since
         server = methods if isinstance(methods, SkillServer) else SkillServer(
-            methods, max_calls=self.limits.max_calls, max_message_bytes=self.limits.max_message_bytes
+            methods, max_calls=self.limits.max_calls, max_message_bytes=self.limits.max_message_bytes,
+            max_argument_bytes=self.limits.max_argument_bytes,
         )
         server.reset()
         size = len(code.encode("utf-8", errors="replace"))
@@ -355,14 +356,15 @@ class Sandbox:
             flood = SandboxFault("policy_violation", "the program sent skill calls without reading the replies", "flood")
             while True:
                 while child.messages:
-                    msg = protocol.decode(child.messages.popleft())
+                    line = child.messages.popleft()
+                    msg = protocol.decode(line)
                     kind = _message_kind(msg)
                     if kind == "request":
                         if child.outbox:
                             raise flood  # an honest child waits for each reply before its next call
                         if time.perf_counter() > deadline:
                             raise late  # no new skill call once the program's time is up
-                        self._write(child, server.answer(msg))
+                        self._write(child, server.answer(msg, len(line)))
                         if len(child.outbox) > self.limits.max_message_bytes + OUTBOX_SLACK:
                             raise flood
                     elif kind == "stdout":

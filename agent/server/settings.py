@@ -58,6 +58,8 @@ class ServerSettings(BaseModel):
     max_program_wall_s: float = Field(600.0, gt=0, allow_inf_nan=False, description="Largest budget.program_wall_s.")
     max_sim_s: float = Field(3_600.0, gt=0, allow_inf_nan=False, description="Largest budget.sim_s.")
     max_images: int = Field(1_000, ge=0, description="Largest budget.images (captured images, i.e. disk per episode).")
+    max_record_bytes: int = Field(64 * 1024 * 1024, ge=64 * 1024, description="Largest budget.record_bytes (bytes "
+                                  "of agent-made values one episode record keeps, so per-episode memory and disk).")
     max_llm_timeout_s: float = Field(600.0, gt=0, allow_inf_nan=False, description="Largest agent.llm.timeout_s.")
     max_llm_attempts: int = Field(8, ge=1, description="Largest agent.llm.max_attempts.")
     llm_endpoints: dict[str, str] = Field(

@@ -6,13 +6,28 @@ import time
 
 import pytest
 
-from agent.llm import ChatMessage, ChatRequest, LLMConfig, ProviderTimeoutError, RetryPolicy, ServerError, build_client
+from agent.llm import (
+    ChatMessage,
+    ChatRequest,
+    LLMConfig,
+    ProviderTimeoutError,
+    RetryPolicy,
+    ServerError,
+    build_client,
+)
 from agent.llm.deadline import episode_deadline, episode_time_left
 from agent.llm.errors import EpisodeDeadlineError
 from tests.agent.llm.conftest import RecordingSleep
 from tests.fakes.llm_servers import Drip, Fail, FakeAnthropicServer, FakeOpenAIServer, Reply
 
 REQUEST = ChatRequest(messages=(ChatMessage.user("hi"),), max_tokens=16)
+
+
+@pytest.fixture(autouse=True)
+def sdks_imported() -> None:
+    """The SDKs imported before any clock starts: their first import alone can take seconds on a busy machine."""
+    import anthropic  # noqa: F401
+    import openai  # noqa: F401
 
 
 def _wait_until_idle(server: FakeOpenAIServer | FakeAnthropicServer, within_s: float = 3.0) -> None:
@@ -83,3 +98,13 @@ def test_retries_stop_at_the_total_deadline(sleep: RecordingSleep) -> None:
         with pytest.raises(ServerError):
             client.chat(REQUEST)
     assert sleep.waits == [] and len(server.requests) == 1
+
+
+def test_an_answer_larger_than_the_cap_is_refused_while_it_arrives_and_not_retried() -> None:
+    from agent.llm.errors import AnswerTooLargeError
+
+    with FakeOpenAIServer(default=Reply("x" * 3_000_000)) as server:
+        client = build_client(LLMConfig(model="openai:gpt-4o", base_url=server.base_url, max_answer_bytes=1 << 20))
+        with pytest.raises(AnswerTooLargeError, match="max_answer_bytes"):
+            client.chat(REQUEST)
+    assert len(server.requests) == 1
