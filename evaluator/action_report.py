@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evaluator.records import EpisodeRecord
 from evaluator.stats import mean_ci
+from jarvis_sim.records import EpisodeRecord
 
 DIFFICULTY_ORDER = ("easy", "medium", "hard")
 

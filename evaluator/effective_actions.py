@@ -22,7 +22,7 @@ from typing import Any
 
 from evaluator.assembly import score_assembly
 from evaluator.config import ScoringConfig
-from evaluator.records import EpisodeRecord, PlacementRecord
+from jarvis_sim.records import EpisodeRecord, PlacementRecord
 from jarvis_sim.tasks.spec import TaskSpec
 
 NOT_TOWARD_THE_BUILD = frozenset({"put_down"})

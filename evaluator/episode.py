@@ -22,7 +22,6 @@ from evaluator.assembly import score_assembly
 from evaluator.config import ScoringConfig, strict_profile
 from evaluator.effective_actions import effective_action_scores, score_actions
 from evaluator.plan_answers import planning_scores
-from evaluator.records import EpisodeRecord
 from evaluator.run_dir import (
     EPISODES_FILE,
     RESCORED_FILE,
@@ -31,6 +30,7 @@ from evaluator.run_dir import (
     read_config,
     read_episodes,
 )
+from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import seeded_scene

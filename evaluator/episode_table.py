@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.records import EpisodeRecord
+from jarvis_sim.records import EpisodeRecord
 
 # Sub-scores shown per episode, in the paper's order (the time penalty is folded into soft_score).
 ROW_SUB_SCORES = ("pose", "completion", "validity", "stability")

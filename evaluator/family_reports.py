@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from evaluator.answers import AnswerScore
-from evaluator.records import EpisodeRecord
+from jarvis_sim.records import EpisodeRecord
 
 
 def _verdict(record: EpisodeRecord) -> AnswerScore:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evaluator.records import EpisodeRecord
+from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.perturbed import twin_id
 
 

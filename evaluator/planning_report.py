@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evaluator.records import EpisodeRecord
+from jarvis_sim.records import EpisodeRecord
 
 SETTINGS = (("rgb", "RGB"), ("rgbd", "RGB-D"), ("rgbd_3d", "RGB-D + 3D descriptors"))
 

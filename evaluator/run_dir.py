@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from evaluator.records import EpisodeRecord
+from jarvis_sim.records import EpisodeRecord
 
 CONFIG_FILE = "config.json"
 EPISODES_FILE = "episodes.jsonl"

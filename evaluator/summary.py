@@ -18,10 +18,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.episode_table import EpisodeRow, episode_rows
-from evaluator.records import EpisodeRecord
 from evaluator.run_dir import RunData
 from evaluator.stats import MeanCI, mean_ci
 from jarvis_sim.provenance import differences
+from jarvis_sim.records import EpisodeRecord
 
 RUN_SUMMARY_VERSION = 2  # 2: floors, strict scores
 ASSEMBLY_FAMILY = "lego"

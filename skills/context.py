@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from evaluator.records import SkillCallRecord
 from jarvis_sim.backends.base import Backend
+from jarvis_sim.records import SkillCallRecord
 from jarvis_sim.tasks.spec import Perturbation, Workspace
 from skills.errors import BudgetExceeded, InvalidArgument, SkillError, UnknownBrick
 from skills.stored import VALUE_BYTES, StoredBytes

@@ -9,8 +9,8 @@ from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import QuestionFamily
 
 if TYPE_CHECKING:
-    from agent.assembly_episode import AssemblyEpisode
-    from agent.planning_episode import PlanningEpisode
+    from agent.episodes.assembly import AssemblyEpisode
+    from agent.episodes.planning import PlanningEpisode
 
 
 @dataclass

@@ -10,7 +10,7 @@ from agent.agents.registry import register_agent
 from agent.config import AgentConfig
 
 if TYPE_CHECKING:
-    from agent.assembly_episode import AssemblyEpisode
+    from agent.episodes.assembly import AssemblyEpisode
 
 SHUFFLE_PROGRAM = '''\
 # The shuffle floor: every loose brick in view is picked and put down again; nothing is built.

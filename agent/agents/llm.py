@@ -2,7 +2,7 @@
 
 Assembly tasks: the agent renders prompts from the templates, asks the model through agent.llm
 (retries, cache, pricing), extracts the program and runs it through the episode in the configured
-mode (agent.modes). Every answer is appended to `llm_responses.jsonl` in the episode directory, a
+mode (agent.episodes.modes). Every answer is appended to `llm_responses.jsonl` in the episode directory, a
 sequential recording that the replay agent can serve again. Question items (VSP, GamiBench): one
 prompt with the item's text and images, the whole answer returned for the family's scorer.
 """
@@ -14,20 +14,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.agents.base import AnswerTurn
+from agent.agents.experience import load_experience
 from agent.agents.registry import register_agent
 from agent.config import AgentConfig
-from agent.experience import load_experience
+from agent.episodes.modes import ModeRunner, WrittenAnswer
 from agent.llm import LLMConfig, RetryPolicy, UsageAccount, build_client
 from agent.llm.client import LLMClient
 from agent.llm.messages import ChatResponse
-from agent.modes import ModeRunner, WrittenAnswer
-from agent.prompts import Prompt, image_marker, load_template
+from agent.llm.prompts import Prompt, image_marker, load_template
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import QuestionFamily
 
 if TYPE_CHECKING:
-    from agent.assembly_episode import AssemblyEpisode
-    from agent.planning_episode import PlanningEpisode
+    from agent.episodes.assembly import AssemblyEpisode
+    from agent.episodes.planning import PlanningEpisode
 
 RECORDING_FILE = "llm_responses.jsonl"
 

@@ -23,8 +23,8 @@ from skills.hand import PAD, Obstacle, struck
 from skills.library.task import RELEASE_OPENING_MM
 
 if TYPE_CHECKING:
-    from agent.assembly_episode import AssemblyEpisode
-    from agent.planning_episode import PlanningEpisode
+    from agent.episodes.assembly import AssemblyEpisode
+    from agent.episodes.planning import PlanningEpisode
 
 MAX_TRIES = 3
 

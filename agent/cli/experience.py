@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from agent.experience import ExperienceError, distill_lessons, write_lessons
+from agent.agents.experience import ExperienceError, distill_lessons, write_lessons
 from agent.llm import LLMConfig, LLMError, RetryPolicy, build_client
 from evaluator.run_dir import RunDirError
 

@@ -9,12 +9,12 @@ from typing import Any
 import typer
 from tqdm import tqdm
 
-from agent.batch import RunProgress, run_batch
 from agent.config import AgentConfig, Budget
-from agent.run_store import RunConfig, RunDirError
-from agent.style_study import run_style_study, study_styles
-from evaluator.records import EpisodeRecord
+from agent.runs.batch import RunProgress, run_batch
+from agent.runs.run_store import RunConfig, RunDirError
+from agent.runs.style_study import run_style_study, study_styles
 from jarvis_sim.manuals.styles import UnknownStyleError
+from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.registry import UnknownKeyError
 from jarvis_sim.tasks.user_tasks import TaskFileError, read_task_file
 
@@ -57,8 +57,8 @@ def run_command(config: RunConfig, out: Path, workers: int, executor: str, addre
     finally:
         if bar is not None:
             bar.close()
-    from agent.floor_runs import needs_floors, run_floors
-    from agent.reporting import finish_run
+    from agent.runs.floors import needs_floors, run_floors
+    from agent.runs.reporting import finish_run
 
     if floors and needs_floors(config):
         run_floors(config, workers=workers)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from agent.reporting import add_cached_floors
+from agent.runs.reporting import add_cached_floors
 from evaluator.config import ScoringConfig, ScoringConfigError, load_scoring_config
 from evaluator.episode import TasksFileError, read_tasks_file, rescore_run
 from evaluator.report import write_report, write_run_report

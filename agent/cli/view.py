@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
         """Serve the dashboard of these run directories at http://HOST:PORT/."""
         import uvicorn
 
-        from agent.dashboard.app import create_view_app
+        from agent.server.dashboard.app import create_view_app
         from evaluator.run_dir import RunDirError
 
         try:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from agent.llm.messages import ChatResponse
 
 if TYPE_CHECKING:
-    from evaluator.records import TokenAccount
+    from jarvis_sim.records import TokenAccount
 
 
 class UsageAccount:
@@ -55,7 +55,7 @@ class UsageAccount:
 
     def to_record(self) -> TokenAccount:
         """The EpisodeRecord's TokenAccount for this tally."""
-        from evaluator.records import TokenAccount
+        from jarvis_sim.records import TokenAccount
 
         return TokenAccount(
             input=self.input_tokens,

@@ -14,9 +14,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import OperationalError
 
-from agent.dashboard.routes import router as dashboard_router
 from agent.llm.errors import ModelStringError
 from agent.server import docs
+from agent.server.dashboard.routes import router as dashboard_router
 from agent.server.db import make_engine, migrate
 from agent.server.gate import RequestGate
 from agent.server.interactive import InteractiveSessions

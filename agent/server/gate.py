@@ -13,9 +13,9 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from agent.dashboard import session as dashboard
 from agent.server import docs
 from agent.server.auth import Unauthorized, identify
+from agent.server.dashboard import session as dashboard
 from agent.server.settings import ServerSettings
 
 Scope = MutableMapping[str, Any]

@@ -23,14 +23,14 @@ from fastapi import HTTPException
 
 from agent.agents.base import AnswerTurn
 from agent.config import AgentConfig, Budget
-from agent.episode import EpisodeJob, now_iso, question_record
-from agent.progress import EpisodeProgress
+from agent.episodes.job import EpisodeJob, now_iso, question_record
+from agent.episodes.progress import EpisodeProgress
 from agent.server.db import EpisodeRow
 from agent.server.queue import EpisodeQueue
 from agent.server.routes.tasks import workspace_mm
 from agent.server.settings import ServerSettings
 from agent.server.workers import store_record
-from evaluator.records import EpisodeRecord
+from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.spec import TaskSpec
 
@@ -104,7 +104,7 @@ class InteractiveSessions:
                 # Held from now on: the lease is renewed while the simulator starts (which can outlast it).
                 self.sessions[row.id] = session
             try:
-                from agent.assembly_episode import open_interactive_assembly
+                from agent.episodes.assembly import open_interactive_assembly
 
                 session.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"sim-{row.id[-6:]}")
                 session.assembly, first = session.on_thread(

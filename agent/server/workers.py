@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import AgentConfig, Budget
-from agent.episode import EpisodeJob
-from agent.progress import EpisodeProgress
-from agent.run_store import RunDirectory
+from agent.episodes.job import EpisodeJob
+from agent.episodes.progress import EpisodeProgress
+from agent.runs.run_store import RunDirectory
 from agent.server.db import EpisodeRow, make_engine
 from agent.server.queue import Claim, EpisodeQueue
 from agent.server.settings import ServerSettings
-from evaluator.records import EpisodeRecord
+from jarvis_sim.records import EpisodeRecord
 
 log = logging.getLogger(__name__)
 
@@ -161,7 +161,7 @@ def worker_main(worker_id: str, settings_json: str, wake: Any = None, parent_pid
     """
     if parent_pid is not None:  # first: the imports below take seconds on a busy machine
         die_with_parent(parent_pid)
-    from agent.worker import WorkerRuntime
+    from agent.runs.worker import WorkerRuntime
 
     settings = ServerSettings.model_validate_json(settings_json)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def oracle_outcome(task_id: str, out_dir: Path, runtime: Any = None) -> dict[str, Any]:
     """Run the oracle on one task (in `runtime`, or a fresh one) and return what the determinism checks compare."""
     from agent.config import AgentConfig, Budget
-    from agent.episode import EpisodeJob
-    from agent.worker import WorkerRuntime
+    from agent.episodes.job import EpisodeJob
+    from agent.runs.worker import WorkerRuntime
 
     own = runtime is None
     rt = runtime or WorkerRuntime("mujoco")

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agent.batch import run_batch
 from agent.config import AgentConfig
-from agent.run_store import RunConfig, RunDirectory
+from agent.runs.batch import run_batch
+from agent.runs.run_store import RunConfig, RunDirectory
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def test_resume_skips_a_corrupt_and_a_torn_line_and_redoes_only_those(tmp_path: 
     assert sorted(redone) == sorted([broken_task, torn_task]) and progress.skipped == 8
     now = (out / "episodes.jsonl").read_bytes().splitlines(keepends=True)
     assert [x for x in now if x in kept] == kept  # finished lines untouched, in place
-    from agent.reporting import finish_run
+    from agent.runs.reporting import finish_run
 
     summary = finish_run(RunDirectory(out))
     assert summary["n_episodes"] == 10
@@ -137,7 +137,7 @@ def test_killed_pool_worker_is_retried_on_a_fresh_pool(tmp_path: Path, plugins: 
 @pytest.mark.slow
 def test_ray_executor_on_a_local_ray_instance(tmp_path: Path, plugins: None) -> None:
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'jarvis[ray]')")
-    from agent.reporting import finish_run
+    from agent.runs.reporting import finish_run
 
     out = tmp_path / "run"
     try:  # the executor starts a local instance itself, forwarding JARVIS_PLUGINS to its actors
@@ -154,7 +154,7 @@ def test_ray_executor_on_a_local_ray_instance(tmp_path: Path, plugins: None) -> 
 def test_failing_artifact_write_fails_the_episode_with_the_reason_then_resume_redoes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent.assembly_episode import AssemblyEpisode
+    from agent.episodes.assembly import AssemblyEpisode
     from jarvis_sim.tasks.registry import suite_task_ids
 
     task_id = suite_task_ids("jarvis-mini")[0]
@@ -173,7 +173,7 @@ def test_failing_artifact_write_fails_the_episode_with_the_reason_then_resume_re
     assert progress.done == 1 and progress.skipped == 0  # the failed episode is retried on resume
     records = RunDirectory(out).records()
     assert [r.status for r in records] == ["failed", "done"]  # the first line was kept, not rewritten
-    from agent.reporting import finish_run
+    from agent.runs.reporting import finish_run
 
     assert finish_run(RunDirectory(out))["n_episodes"] == 1  # one per task in the report
 
@@ -181,7 +181,7 @@ def test_failing_artifact_write_fails_the_episode_with_the_reason_then_resume_re
 def test_config_json_records_provenance_and_old_configs_still_resume(tmp_path: Path) -> None:
     import json
 
-    from agent.run_store import RunConfig, RunDirectory
+    from agent.runs.run_store import RunConfig, RunDirectory
 
     cfg = RunConfig(task_ids=["lego/x/001"])
     RunDirectory.open(tmp_path / "new", cfg)
@@ -195,7 +195,7 @@ def test_config_json_records_provenance_and_old_configs_still_resume(tmp_path: P
 
 
 def test_episode_folders_are_named_by_task_with_a_suffix_when_repeated(tmp_path: Path) -> None:
-    from agent.run_store import claim_episode_dir
+    from agent.runs.run_store import claim_episode_dir
 
     first = claim_episode_dir(tmp_path, "planning/rgb/lego/mini/0")
     again = claim_episode_dir(tmp_path, "planning/rgb/lego/mini/0")

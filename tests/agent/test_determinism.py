@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.worker import WorkerRuntime
+from agent.runs.worker import WorkerRuntime
 from jarvis_sim.provenance import blas_info
 from tests.agent.oracle_episode import ROOT, oracle_outcome
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from agent.agents.experience import ExperienceError, collect_logs, episode_log, load_experience
 from agent.cli.main import app
-from agent.experience import ExperienceError, collect_logs, episode_log, load_experience
-from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord
+from jarvis_sim.records import EpisodeRecord, RoundRecord, SkillCallRecord
 from tests.fakes.llm_servers import FakeOpenAIServer
 
 LESSONS = "- Call observe() again after every placement: ids change when bricks move.\n- Catch grasp_failed and retry once."

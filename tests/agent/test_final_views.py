@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.final_views import CAMERA_IMAGE, FINAL_IMAGE, TARGET_IMAGE, capture_final_views
+from agent.episodes.final_views import CAMERA_IMAGE, FINAL_IMAGE, TARGET_IMAGE, capture_final_views
 from tests.evaluator.builders import make_task, perfect_state
 from tests.fakes.env_backend import EnvBackend
 from tests.fakes.skill_backend import RecordingBackend
@@ -17,7 +17,7 @@ from tests.fakes.skill_backend import RecordingBackend
 def test_a_backend_without_a_renderer_loses_only_the_camera_picture(tmp_path: Path,
                                                                       caplog: pytest.LogCaptureFixture) -> None:
     task = make_task()
-    with caplog.at_level(logging.WARNING, logger="agent.final_views"):
+    with caplog.at_level(logging.WARNING, logger="agent.episodes.final_views"):
         views = capture_final_views(RecordingBackend(), "top", task, perfect_state(task), tmp_path)
     assert [v.kind for v in views] == ["final", "target"]
     assert "no final camera picture" in caplog.text

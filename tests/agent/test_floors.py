@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.batch import run_batch
 from agent.config import AgentConfig
-from agent.floor_runs import FLOOR_AGENTS, floor_config, floor_dir, needs_floors
-from agent.reporting import add_cached_floors, finish_run
-from agent.run_store import RunConfig, RunDirectory
+from agent.runs.batch import run_batch
+from agent.runs.floors import FLOOR_AGENTS, floor_config, floor_dir, needs_floors
+from agent.runs.reporting import add_cached_floors, finish_run
+from agent.runs.run_store import RunConfig, RunDirectory
 from evaluator.report import write_report
 from tests.evaluator.builders import perfect_state, shifted, start_state
 from tests.evaluator.runs import TASKS, lego_record, write_run

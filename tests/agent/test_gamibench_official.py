@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from agent.batch import run_batch
 from agent.config import AgentConfig
-from agent.prerequisites import SKIPPED_INCORRECT
-from agent.run_store import RunConfig
+from agent.runs.batch import run_batch
+from agent.runs.prerequisites import SKIPPED_INCORRECT
+from agent.runs.run_store import RunConfig
 from evaluator.family_reports import family_sections
 from jarvis_sim.origami.family import CODE_ENV, PLAN_ENV, ROOT_ENV
 from jarvis_sim.tasks.question import QuestionItem

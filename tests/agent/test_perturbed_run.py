@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.batch import run_batch
 from agent.config import AgentConfig
-from agent.reporting import finish_run
-from agent.run_store import RunConfig
+from agent.runs.batch import run_batch
+from agent.runs.reporting import finish_run
+from agent.runs.run_store import RunConfig
 from jarvis_sim.tasks.perturbed import perturbed_tasks, twin_id
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.placements import PlacementWatch
-from evaluator.records import SkillCallRecord
+from agent.episodes.placements import PlacementWatch
+from jarvis_sim.records import SkillCallRecord
 from tests.fakes.gripper_backend import GripperBackend
 
 

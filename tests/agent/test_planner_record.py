@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from agent.config import AgentConfig
-from agent.run_store import RunConfig, RunDirectory
+from agent.runs.run_store import RunConfig, RunDirectory
 from jarvis_sim.provenance import package_version
 from tests.fakes.lego_tasks import stack_task
 

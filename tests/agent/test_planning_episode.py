@@ -20,9 +20,9 @@ from fastapi.testclient import TestClient
 
 from agent.agents.oracle import oracle_plan
 from agent.config import AgentConfig, Budget, LLMOptions
-from agent.episode import EpisodeJob, run_episode
-from evaluator.records import EpisodeRecord
+from agent.episodes.job import EpisodeJob, run_episode
 from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.planning_family import planning_task_id
 from jarvis_sim.tasks.registry import load_task
 from jarvis_sim.tasks.spec import TaskSpec

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from agent.config import AgentConfig, Budget
-from agent.episode import EpisodeJob
-from agent.prerequisites import SKIPPED_INCORRECT, SKIPPED_NOT_FOUND, prerequisite_of, run_in_waves
-from evaluator.records import EpisodeRecord
+from agent.episodes.job import EpisodeJob
+from agent.runs.prerequisites import SKIPPED_INCORRECT, SKIPPED_NOT_FOUND, prerequisite_of, run_in_waves
 from jarvis_sim.origami.family import CODE_ENV, PLAN_ENV, ROOT_ENV
+from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.registry import suite_task_ids
 from tests.fakes.gamibench_folder import build_code, build_folder
 

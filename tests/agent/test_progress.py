@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from agent.config import AgentConfig, Budget
-from agent.episode import EpisodeJob, run_episode
-from agent.progress import EpisodeProgress
+from agent.episodes.job import EpisodeJob, run_episode
+from agent.episodes.progress import EpisodeProgress
 from jarvis_sim.backends.base import make_backend
 from jarvis_sim.tasks.suites import load_suite
 from tests.fakes.sim_runtime import OneBackendRuntime

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from agent.prompt_images import keep_prompt_images
+from agent.episodes.prompt_images import keep_prompt_images
 
 
 def test_images_from_elsewhere_are_copied_once_and_local_ones_kept(tmp_path: Path) -> None:
@@ -28,9 +28,9 @@ def test_images_from_elsewhere_are_copied_once_and_local_ones_kept(tmp_path: Pat
 def test_a_question_run_keeps_its_images_in_each_episode_folder(tmp_path: Path) -> None:
     import json
 
-    from agent.batch import run_batch
     from agent.config import AgentConfig
-    from agent.run_store import RunConfig
+    from agent.runs.batch import run_batch
+    from agent.runs.run_store import RunConfig
     from jarvis_sim.tasks.registry import load_task, suite_task_ids
 
     task_id = suite_task_ids("vsp-gen-mini-maze-main")[0]

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent.memory import ExecutionMemory
-from agent.modes import says_done
-from agent.observation import depth_image
-from agent.prompts import PROMPTS_DIR, Prompt, PromptError, image_marker, load_template, parse_template
-from evaluator.records import RoundRecord, SkillCallRecord
+from agent.episodes.memory import ExecutionMemory
+from agent.episodes.modes import says_done
+from agent.episodes.observation import depth_image
+from agent.llm.prompts import PROMPTS_DIR, Prompt, PromptError, image_marker, load_template, parse_template
+from jarvis_sim.records import RoundRecord, SkillCallRecord
 
 SHIPPED = ("assembly_system", "assembly_task", "assembly_instructions", "question_system", "experience_distill")
 

@@ -15,9 +15,9 @@ import pytest
 
 from agent.agents.oracle import oracle_program
 from agent.config import AgentConfig, Budget, LLMOptions
-from agent.episode import EpisodeJob, run_episode
-from evaluator.records import EpisodeRecord
+from agent.episodes.job import EpisodeJob, run_episode
 from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.suites import load_suite
 from tests.fakes.llm_servers import FakeOpenAIServer, ScriptItem

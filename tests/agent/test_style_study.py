@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.cli.main import app
-from agent.style_study import study_styles
+from agent.runs.style_study import study_styles
 from evaluator.run_dir import read_run_dir
 from jarvis_sim.manuals.styles import UnknownStyleError, manual_styles
 from jarvis_sim.tasks.suites import load_suite

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root, f
 
 from common import emit, machine, median_ms, timed
 
-from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timings, TokenAccount
+from jarvis_sim.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timings, TokenAccount
 
 
 def crafted_record() -> EpisodeRecord:
@@ -65,7 +65,7 @@ def main() -> None:
 
     from fastapi.testclient import TestClient
 
-    from agent.dashboard.app import create_view_app
+    from agent.server.dashboard.app import create_view_app
     from evaluator.report import write_run_report
     from evaluator.run_dir import read_run_dir
     from evaluator.summary import summarise

@@ -30,7 +30,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 
-    from agent.final_views import built_and_target_views, capture_final_views
+    from agent.episodes.final_views import built_and_target_views, capture_final_views
     from jarvis_sim.backends.base import make_backend
     from jarvis_sim.tasks.registry import load_task, suite_task_ids
 

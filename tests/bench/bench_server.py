@@ -359,8 +359,8 @@ def bench_rest_throughput(tmp: Path, duration_s: float, clients: int, workers: i
 def bench_oracle_suite(tmp: Path, suite: str, workers: int) -> None:
     """The oracle on an assembly suite: 2 workers over REST vs one process, one episode after another."""
     from agent.config import AgentConfig, Budget
-    from agent.episode import EpisodeJob
-    from agent.worker import WorkerRuntime
+    from agent.episodes.job import EpisodeJob
+    from agent.runs.worker import WorkerRuntime
     from jarvis_sim.tasks.registry import suite_task_ids
 
     tasks = suite_task_ids(suite)

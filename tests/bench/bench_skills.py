@@ -7,7 +7,7 @@
   and matched to ground-truth top faces by position only to score them.
 - One pick-and-place (pick + place_at, with place's verifying observation) in a ~75-brick scene: median wall
   time, quoted against the same pick-and-place in a 3-brick scene measured in this run.
-- `--oracle SUITE`: the oracle on a suite through agent.batch.run_batch; share of action bricks complete (of all,
+- `--oracle SUITE`: the oracle on a suite through agent.runs.batch.run_batch; share of action bricks complete (of all,
   and of those the oracle does not leave out as statically unbuildable: agent.agents.oracle.build_order),
   placement error over matched bricks, grasp success, undisturbed initial structures, and every failure.
 
@@ -303,9 +303,9 @@ def undisturbed(record: Any, task: TaskSpec, tol_m: float = 0.001) -> tuple[bool
 def oracle_figures(suite: str, workers: int, out: Path | None, agent: str = "oracle") -> None:
     """Run the oracle (or the careful oracle) on a suite through the batch runner and summarise placement quality
     and failures."""
-    from agent.batch import run_batch
     from agent.config import AgentConfig
-    from agent.run_store import RunConfig
+    from agent.runs.batch import run_batch
+    from agent.runs.run_store import RunConfig
 
     root = out or Path(tempfile.mkdtemp(prefix="bench-skills-oracle-"))
     records: list[Any] = []
@@ -314,7 +314,7 @@ def oracle_figures(suite: str, workers: int, out: Path | None, agent: str = "ora
               on_record=lambda r, _p: records.append(r))
     wall = time.perf_counter() - t0
     if not records:  # a resumed run whose episodes were all done: read them back
-        from evaluator.records import EpisodeRecord
+        from jarvis_sim.records import EpisodeRecord
 
         lines = (root / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
         records = [EpisodeRecord.model_validate_json(x) for x in lines if x.strip()]

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from evaluator.episode import score_episode
-from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timings
 from jarvis_sim.lego.world_state import WorldState
+from jarvis_sim.records import EpisodeRecord, RoundRecord, SkillCallRecord, Timings
 from jarvis_sim.tasks.spec import TaskSpec
 from tests.evaluator.builders import make_task, perfect_state, shifted, start_state
 

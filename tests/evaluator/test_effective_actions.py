@@ -8,8 +8,8 @@ from evaluator.action_report import effective_actions_section
 from evaluator.assembly import score_assembly
 from evaluator.effective_actions import score_actions
 from evaluator.episode import score_episode
-from evaluator.records import EpisodeRecord, PlacementRecord, RoundRecord
 from jarvis_sim.lego.world_state import WorldState
+from jarvis_sim.records import EpisodeRecord, PlacementRecord, RoundRecord
 from tests.evaluator.builders import make_task, perfect_state, shifted, start_state
 
 TASK = make_task()

@@ -7,10 +7,10 @@ from pathlib import Path
 from PIL import Image
 
 from evaluator import plots
-from evaluator.records import EpisodeRecord
 from evaluator.report import write_report
 from evaluator.run_dir import read_run_dir
 from evaluator.summary import summarise
+from jarvis_sim.records import EpisodeRecord
 from tests.evaluator.builders import perfect_state, shifted
 from tests.evaluator.runs import TASKS, lego_record, standard_records, write_run
 
@@ -35,7 +35,7 @@ def test_rows_carry_task_size_scores_and_failures(tmp_path: Path) -> None:
 
 
 def test_report_links_each_assembly_episodes_end_pictures(tmp_path: Path) -> None:
-    from evaluator.records import FinalView
+    from jarvis_sim.records import FinalView
 
     views = [FinalView(kind=k, image=f"final_{k}.png", width=4, height=3) for k in ("camera", "final", "target")]
     pictured = lego_record(TASKS["easy"], perfect_state(TASKS["easy"]), 0).model_copy(
@@ -118,7 +118,7 @@ def test_question_episodes_get_a_right_or_wrong_column(tmp_path: Path) -> None:
 
 
 def _with_failures(k: int, kinds: list[str | None]) -> EpisodeRecord:
-    from evaluator.records import RoundRecord, SkillCallRecord
+    from jarvis_sim.records import RoundRecord, SkillCallRecord
 
     calls = [SkillCallRecord(name="pick", ok=False, error_kind=kind, error="no") for kind in kinds]
     calls.append(SkillCallRecord(name="go_home", ok=True))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evaluator.family_reports import family_sections
 from evaluator.perturbation_report import perturbation_section, twin_pairs
-from evaluator.records import EpisodeRecord, RoundRecord, SkillCallRecord
+from jarvis_sim.records import EpisodeRecord, RoundRecord, SkillCallRecord
 from jarvis_sim.tasks.perturbed import perturbed_tasks, twin_id
 
 

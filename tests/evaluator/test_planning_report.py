@@ -8,8 +8,8 @@ from pathlib import Path
 from agent.agents.oracle import oracle_plan
 from evaluator.episode import score_episode
 from evaluator.planning_report import planning_section
-from evaluator.records import EpisodeRecord
 from evaluator.report import write_report
+from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.planning_family import planning_task_id
 from jarvis_sim.tasks.registry import load_task, suite_task_ids
 from jarvis_sim.tasks.spec import TaskSpec

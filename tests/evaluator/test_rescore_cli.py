@@ -13,8 +13,8 @@ from agent.cli.main import app
 from evaluator.answers import AnswerScore, register_answer_scorer
 from evaluator.config import ScoringConfig
 from evaluator.episode import read_tasks_file, rescore_run, score_episode
-from evaluator.records import EpisodeRecord
 from evaluator.run_dir import RunDirError, read_run_dir
+from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.question import QuestionItem
 from tests.evaluator.runs import TASKS, standard_records, write_run
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from evaluator.config import SCORING_CONFIG_VERSION
-from evaluator.records import EpisodeRecord, RoundRecord
 from evaluator.report import compare, render_comparison, write_report
 from evaluator.run_dir import read_run_dir
 from evaluator.stats import mean_ci
 from evaluator.summary import summarise
+from jarvis_sim.records import EpisodeRecord, RoundRecord
 from tests.evaluator.builders import perfect_state, shifted, start_state
 from tests.evaluator.runs import TASKS, lego_record, standard_records, write_run
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evaluator.records import EpisodeRecord
 from evaluator.report import write_report
 from jarvis_sim.provenance import collect
+from jarvis_sim.records import EpisodeRecord
 from tests.evaluator.runs import standard_records, write_run
 
 

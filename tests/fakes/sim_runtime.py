@@ -1,4 +1,4 @@
-"""An episode runtime over one simulator the test module owns (agent.observation's runtime protocol)."""
+"""An episode runtime over one simulator the test module owns (agent.episodes.observation's runtime protocol)."""
 
 from __future__ import annotations
 

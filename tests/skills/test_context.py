@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from evaluator.records import SkillCallRecord
+from jarvis_sim.records import SkillCallRecord
 from jarvis_sim.tasks.spec import Perturbation, Workspace
 from skills.context import SkillContext
 from skills.errors import BudgetExceeded, InvalidArgument, NotGraspable, UnknownBrick

@@ -13,7 +13,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from agent.agents import agent_names
 from agent.agents.registry import agent_factory
 from agent.config import AgentConfig, Budget
-from agent.episode import EpisodeJob, new_episode_id
+from agent.episodes.job import EpisodeJob, new_episode_id
 from agent.server.db import EpisodeRow
 from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
 from agent.server.limits import check_limits
@@ -182,7 +182,7 @@ def run_inline(settings: ServerSettings, row: EpisodeRow, task: QuestionItem, ag
     Scripted and random answers take microseconds: the queue round trip (a worker polling the database)
     would cost more than the episode, so the API runs them itself.
     """
-    from agent.episode import run_question_episode
+    from agent.episodes.job import run_question_episode
     from agent.server.workers import store_record
     from jarvis_sim.tasks.registry import QuestionFamily
 

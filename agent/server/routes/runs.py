@@ -12,15 +12,15 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import FileResponse, PlainTextResponse
 
-from agent.episode import new_episode_id
-from agent.run_store import RunConfig, RunDirectory
+from agent.episodes.job import new_episode_id
+from agent.runs.run_store import RunConfig, RunDirectory
 from agent.server.db import EpisodeRow, RunRow
 from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
 from agent.server.limits import check_limits
 from agent.server.queue import TERMINAL, QuotaExceeded
 from agent.server.routes.episodes import check_agent_options, notify_workers, quota_error, validate_agent
 from agent.server.schemas import RunCreate, RunPublic, RunsPublic
-from evaluator.records import EpisodeRecord, Timings
+from jarvis_sim.records import EpisodeRecord, Timings
 from jarvis_sim.tasks.registry import family_of_task, load_task, suite_task_ids
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
@@ -83,7 +83,7 @@ def _run_public(queue: Any, settings: Any, run_id: str, token: str = "anonymous"
 
 def _ensure_report(queue: Any, settings: Any, run: RunRow) -> dict[str, Any] | None:
     """The run's summary; the first caller after the last episode finished writes it (None while it does)."""
-    from agent.reporting import finish_run
+    from agent.runs.reporting import finish_run
 
     root = settings.data_dir / run.out_dir
     summary_path = root / "summary.json"
