@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agent.llm import ChatMessage, ChatRequest, ImagePart, TextPart
 
-PROMPTS_DIR = Path(__file__).resolve().parents[1] / "assets" / "prompts"
+PROMPTS_DIR = Path(__file__).resolve().parents[2] / "assets" / "prompts"
 IMAGE_MARKER = re.compile(r"<<image:([^<>\n]+)>>")
 _SECTION = re.compile(r"^\[([a-z_][a-z0-9_]*)\]\s*$", re.MULTILINE)
 
