@@ -194,18 +194,29 @@ def _validated_arguments(spec: SkillSpec, args: tuple[Any, ...], kwargs: dict[st
             out[name] = adapters[name].validate_python(value)
         except ValidationError as exc:
             raise InvalidArgument(_validation_message(f"{spec.name}() argument {name!r}", exc)) from None
-        bad = _non_finite(out[name], name)
+        bad = _unusable_number(out[name], name)
         if bad is not None:
-            # NaN passes every range check (all comparisons are False) and inf overflows the planners:
-            # refuse both here, for every skill, before any motion is computed.
-            raise InvalidArgument(f"{spec.name}() argument {bad[0]} is {bad[1]!r}: expected a finite number")
+            # NaN passes every range check (all comparisons are False), inf and 1e308 overflow the planners and
+            # 10**400 cannot even become a float: refuse them here, for every skill, before any motion is computed.
+            raise InvalidArgument(f"{spec.name}() argument {bad[0]} is {bad[1]}: expected a finite number of "
+                                  f"magnitude at most {MAX_MAGNITUDE:g}")
     return out
 
 
-def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
-    """(where, value) of the first NaN or infinity inside an argument (numbers, models, lists, dicts)."""
+MAX_MAGNITUDE = 1e9  # no skill argument (mm, degrees, seconds, counts, stud offsets) comes near a thousand km
+
+
+def _unusable_number(value: Any, path: str) -> tuple[str, str] | None:
+    """(where, what) of the first NaN, infinity or out-of-range number inside an argument (models, lists, dicts)."""
+    if isinstance(value, bool):
+        return None
     if isinstance(value, float):
-        return None if math.isfinite(value) else (path, value)
+        if not math.isfinite(value) or abs(value) > MAX_MAGNITUDE:
+            return path, repr(value)
+        return None
+    if isinstance(value, int):
+        return (path, f"an integer of {len(str(abs(value)))} digits" if abs(value) > 10**18 else str(value)) \
+            if abs(value) > MAX_MAGNITUDE else None
     if isinstance(value, BaseModel):
         items: Any = ((f"{path}.{k}", v) for k, v in value)
     elif isinstance(value, dict):
@@ -215,7 +226,7 @@ def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
     else:
         return None
     for where, v in items:
-        found = _non_finite(v, where)
+        found = _unusable_number(v, where)
         if found is not None:
             return found
     return None

@@ -31,6 +31,7 @@ from agent.llm.provider import ChatProvider, ProviderSettings
 from agent.llm.registry import build_provider
 from agent.llm.replay import ReplayRecorder
 from agent.llm.retry import RetryPolicy, call_with_retries
+from jarvis_sim.text import storable
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +148,7 @@ class LLMClient:
         else:
             cost, known = self.prices.cost(self.provider.model, completion.usage)
         response = ChatResponse(
-            text=completion.text,
+            text=storable(completion.text),  # a lone surrogate in an answer must not fail the episode's record
             usage=completion.usage,
             cost_usd=cost,
             cost_known=known,

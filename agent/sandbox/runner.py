@@ -14,6 +14,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import secrets
 import select
 import signal
@@ -31,6 +32,7 @@ from agent.sandbox.limits import SandboxLayers, SandboxLimits
 from agent.sandbox.reaper import reap_orphans
 from agent.sandbox.result import Outcome, SandboxResult
 from agent.sandbox.server import SandboxFault, SkillServer
+from jarvis_sim.text import storable, storable_json, text_problem
 
 # Sources the child needs, in dependency order; the child builds them as modules from stdin.
 CHILD_MODULES = (
@@ -82,6 +84,8 @@ sys.stdout.buffer.write(binascii.b2a_base64(marshal.dumps(codes), newline=False)
 STDERR_TAIL = 4000
 PIPE_BYTES = 256 * 1024  # the child's stdin pipe: the boot line (~100 KB) fits whole
 OUTBOX_SLACK = 64 * 1024  # unsent bytes beyond one reply: a child that does not read its replies is ended
+# JSON's escape for a surrogate code point (a lone one survives decoding; agent.sandbox.protocol.encode)
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 DONE_GRACE_S = 0.25  # after "done" the child must exit; anything it writes meanwhile is a forgery
 
 log = logging.getLogger(__name__)
@@ -169,6 +173,10 @@ class Sandbox:
             max_argument_bytes=self.limits.max_argument_bytes,
         )
         server.reset()
+        problem = text_problem(code)
+        if problem is not None:  # compile() cannot take it, and the pipe could not carry it
+            return self._result("error", started, message=f"SyntaxError: the program holds {problem}, which is not "
+                                "valid source text", kind="SyntaxError", layers=[])
         size = len(code.encode("utf-8", errors="replace"))
         if size > self.limits.max_code_bytes:
             return self._result(
@@ -358,6 +366,8 @@ class Sandbox:
                 while child.messages:
                     line = child.messages.popleft()
                     msg = protocol.decode(line)
+                    if _ESCAPED_SURROGATE.search(line):  # text UTF-8 cannot hold: replaced before anyone stores it
+                        msg = storable_json(msg)
                     kind = _message_kind(msg)
                     if kind == "request":
                         if child.outbox:
@@ -480,9 +490,9 @@ def _done_params(msg: dict[str, Any], token: str) -> dict[str, Any]:
     outcome, message, line, kind = p["outcome"], p["message"], p["line"], p["kind"]
     if (outcome not in _OUTCOMES or not isinstance(message, str)
             or not (line is None or (isinstance(line, int) and not isinstance(line, bool) and line >= 1))
-            or not (kind is None or isinstance(kind, str))):
-        raise protocol.ProtocolError("sandbox.done params have the wrong types")
-    return {"outcome": outcome, "message": message[:2000], "line": line, "kind": None if kind is None else kind[:80]}
+            or not (kind is None or (isinstance(kind, str) and protocol.valid_kind(kind)))):
+        raise protocol.ProtocolError("sandbox.done params have the wrong types (or a kind that is not an identifier)")
+    return {"outcome": outcome, "message": storable(message[:2000]), "line": line, "kind": kind}
 
 
 def run_program(

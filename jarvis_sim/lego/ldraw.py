@@ -197,6 +197,8 @@ def _is_geometry(lines: list[tuple[int, str]]) -> bool:
 
 def _safe_neighbour(base_dir: Path, ref: str) -> Path | None:
     """The file `ref` names inside the model's folder, or None; references escaping the folder are refused."""
+    if "\x00" in ref:  # no file name holds one; os calls would raise ValueError
+        return None
     rel = Path(ref.replace("\\", "/"))
     if rel.is_absolute() or ".." in rel.parts or rel.drive:
         return None
@@ -400,6 +402,8 @@ def parse_ldraw(text: str, file: str = "<string>", base_dir: Path | None = None,
     for src, dst in opts.colour_map.items():
         if dst not in (INHERIT, EDGE) and not is_known(dst):
             raise LDrawError(file, 0, f"colour map {src}={dst}: {dst} is not an LDraw colour code")
+    if "\x00" in text:  # no LDraw line holds one, and a part reference with one cannot name a file
+        raise LDrawError(file, text.count("\n", 0, text.index("\x00")) + 1, "the line holds a NUL character")
     files = _split_mpd(text, file)
     main = next(iter(files))
     run = _Expansion(files, base_dir, opts)

@@ -108,3 +108,11 @@ def test_an_answer_larger_than_the_cap_is_refused_while_it_arrives_and_not_retri
         with pytest.raises(AnswerTooLargeError, match="max_answer_bytes"):
             client.chat(REQUEST)
     assert len(server.requests) == 1
+
+
+def test_a_lone_surrogate_in_an_answer_is_replaced_not_fatal() -> None:
+    with FakeOpenAIServer([Reply("Answer: \ud800 12")]) as server:  # the fake sends it as JSON's \\ud800 escape
+        client = build_client(LLMConfig(model="openai:gpt-4o", base_url=server.base_url))
+        text = client.chat(REQUEST).text
+    assert text == "Answer: \ufffd 12"
+    text.encode("utf-8")
