@@ -43,7 +43,10 @@ class ServerSettings(BaseModel):
     lease_s: float = Field(30.0, gt=0, description="A worker's claim on an episode expires without heartbeat.")
     heartbeat_s: float = Field(5.0, gt=0)
     max_attempts: int = Field(2, ge=1, description="Claims of an episode before it is failed as lost.")
-    interactive_idle_s: float = Field(600.0, gt=0, description="Idle interactive episodes expire after this.")
+    interactive_idle_s: float = Field(600.0, gt=0, description="Interactive episodes idle this long (no request, no "
+                                      "program running or queued) expire.")
+    max_programs_per_token: int = Field(4, ge=1, description="Interactive programs one token may have running or "
+                                        "queued at once, every episode together; one more is a 429.")
     max_interactive: int = Field(2, ge=0, description="Simulators reserved for interactive episodes at most.")
     trust_agent_options: bool = Field(
         False,
