@@ -9,7 +9,9 @@ assets (the dashboard's, and the API docs' Swagger UI and ReDoc bundles) are pub
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import unquote_to_bytes
@@ -77,8 +79,14 @@ class RequestGate:
             return
         chunks: list[bytes] = []
         total = 0
+        body_deadline = time.monotonic() + self.settings.body_timeout_s
         while True:
-            message = await receive()
+            try:  # a stalled or dripping upload holds nothing past the deadline
+                message = await asyncio.wait_for(receive(), max(0.0, body_deadline - time.monotonic()))
+            except TimeoutError:
+                await _answer(send, 408, f"the request body did not arrive within {self.settings.body_timeout_s:g} s "
+                              "(JARVIS_BODY_TIMEOUT_S)")
+                return
             if message["type"] == "http.disconnect":
                 return
             body = message.get("body", b"")

@@ -55,6 +55,14 @@ class ServerSettings(BaseModel):
         "server whose every token holder is trusted: llm.base_url + llm.api_key_env could send a key anywhere.",
     )
     max_body_bytes: int = Field(4 * 1024 * 1024, ge=1024, description="Largest request body; above it a 413.")
+    max_connections: int = Field(1_000, ge=8, description="Connections held at once (capped at the fd limit minus "
+                                 "64); one more evicts the connection idle longest (agent.server.serving).")
+    header_timeout_s: float = Field(10.0, gt=0, description="A connection's request headers must arrive within this "
+                                    "(first request and each keep-alive one), else it is closed.")
+    body_timeout_s: float = Field(30.0, gt=0, description="A request body must arrive whole within this; else 408.")
+    keep_alive_s: float = Field(5.0, gt=0, description="Idle keep-alive connections are closed after this.")
+    backlog: int = Field(256, ge=1, description="Connections the kernel queues before the server accepts them.")
+    log_repeat_s: float = Field(60.0, ge=0, description="A log line repeated within this is dropped and counted.")
     max_rounds: int = Field(20, ge=1, description="Largest budget.rounds a request may ask for.")
     max_skill_calls: int = Field(2_000, ge=1, description="Largest budget.skill_calls a request may ask for.")
     max_wall_s: float = Field(3_600.0, gt=0, allow_inf_nan=False, description="Largest budget.wall_s.")
