@@ -54,7 +54,7 @@ class AgentConfig(BaseModel):
         "setting) or camera (skills.sensor noise model, bricks segmented from RGB-D without instance ids).",
     )
     planner: str = Field(
-        "cartesian", description="Motion planner the skills move the arm with (skills.motion.make_planner): cartesian "
+        "cartesian", description="Motion planner the skills move the arm with (skills.planners.registry.make_planner): cartesian "
         "(straight lines, the paper's), ompl (sampling-based detours), moveit (move_group over ROS 2), cumotion.",
     )
     temperature: float = Field(0.0, ge=0.0, le=2.0, allow_inf_nan=False)
@@ -65,7 +65,7 @@ class AgentConfig(BaseModel):
     @field_validator("planner")
     @classmethod
     def _known_planner(cls, name: str) -> str:
-        from skills.motion import planner_names
+        from skills.planners.registry import planner_names
 
         if name not in planner_names():
             raise ValueError(f"unknown motion planner {name!r}; valid: {', '.join(planner_names())}")
@@ -85,16 +85,37 @@ class AgentConfig(BaseModel):
         return data
 
 
+# The wall-clock safety net of one program when its budget names none: a base plus this many wall seconds per
+# simulated second of the episode's budget. The embedded MuJoCo episode ran at 0.3 wall s per simulated s here
+# (tests/bench/bench_slow_cpu.py: 167 s simulated in 53 s) and at 3.9 on the slowest machine and heaviest scene
+# measured (issue 31: 30.5 s simulated in 120 s), so this is ~8x that worst case and ~2.5x the same machine three
+# times slower: it catches a hung simulator, never a slow one.
+PROGRAM_NET_BASE_S = 600.0
+PROGRAM_NET_PER_SIM_S = 30.0
+
+
+class SafetyNetTripped(RuntimeError):
+    """A wall-clock safety net ended an episode: an infrastructure failure (slow or hung machine), never scored."""
+
+
 class Budget(BaseModel):
-    """Limits of one episode; the evaluator's time penalty uses the simulated time."""
+    """Limits of one episode. Scored budgets are machine-independent: rounds, skill calls, simulated seconds and
+    images. Wall clocks are only safety nets; an episode that trips one is an infrastructure failure, left out of
+    every score (the evaluator's time penalty uses the simulated time)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     rounds: int = Field(8, ge=1, le=100, description="Reasoning rounds (LLM calls) at most.")
     skill_calls: int = Field(400, ge=1, le=100_000, description="Skill calls over the whole episode.")
-    wall_s: float = Field(900.0, gt=0, le=86_400, allow_inf_nan=False, description="Wall-clock seconds for the episode.")
-    program_wall_s: float = Field(120.0, gt=0, le=3_600, allow_inf_nan=False,
-                                  description="Wall-clock seconds for one program.")
+    wall_s: float | None = Field(
+        None, gt=0, le=86_400, allow_inf_nan=False,
+        description="Safety net: wall-clock seconds for the whole episode (None: none beyond each program's and each "
+                    "model call's own). A trip is an infrastructure failure, never scored.")
+    program_wall_s: float | None = Field(
+        None, gt=0, le=86_400, allow_inf_nan=False,
+        description=f"Safety net: wall-clock seconds for one program, time inside skills included (None: "
+                    f"{PROGRAM_NET_BASE_S:g} s + {PROGRAM_NET_PER_SIM_S:g} s per simulated second of the episode's "
+                    "budget). A trip is an infrastructure failure, never scored.")
     sim_s: float | None = Field(None, gt=0, le=86_400, allow_inf_nan=False,
                                 description="Simulated seconds; default: the task's time budget x 3.")
     images: int = Field(200, ge=0, le=100_000, description="Images the agent may capture (capture_images) in the "
@@ -103,3 +124,9 @@ class Budget(BaseModel):
                               "(skill arguments, results, error messages, printed output, model answers) the episode's "
                               "record keeps; beyond it, and for any one value above 16 KiB (texts: 256 KiB), a marker "
                               "with the value's size and first characters is stored instead (skills.stored).")
+
+    def program_net_s(self, sim_budget_s: float) -> float:
+        """One program's wall-clock safety net for an episode with this many simulated seconds of budget."""
+        if self.program_wall_s is not None:
+            return self.program_wall_s
+        return PROGRAM_NET_BASE_S + PROGRAM_NET_PER_SIM_S * sim_budget_s

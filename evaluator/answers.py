@@ -1,74 +1,26 @@
-"""Scoring of free-text answers to question items (VSP, GamiBench), one scorer per family.
+"""Scoring of free-text answers to question items (VSP, GamiBench): dispatch on the item's family.
 
-Family scorers register here (`register_answer_scorer`) when `evaluator.answer_families` is imported;
-`score_answer` dispatches on the item's family. Nothing a model writes may crash a scorer: a scorer
-returns `valid=False` for an unparseable answer instead of raising.
+The built-in family scorers are imported here, so registration never depends on import order; a plug-in
+family registers through `evaluator.answer_score.register_answer_scorer`.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from collections.abc import Callable
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
-
+from evaluator import gamibench, vsp  # noqa: F401  (each registers its family's scorer)
+from evaluator.answer_score import ANSWER_SCORERS, AnswerScore, ScoringMode, register_answer_scorer
 from jarvis_sim.tasks.question import QuestionItem
 
-ScoringMode = Literal["official", "strict"]
-
-
-class AnswerScore(BaseModel):
-    """The verdict on one answer."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    task_id: str
-    correct: bool
-    valid: bool = Field(description="False when the answer could not be parsed (it then counts as wrong).")
-    score: float = Field(ge=0.0, le=100.0, description="100 for correct; partial credit where the task has it.")
-    mode: ScoringMode = "official"
-    details: dict[str, Any] = Field(default_factory=dict)
-
-
-AnswerScorer = Callable[[QuestionItem, str, ScoringMode], AnswerScore]
-
-_SCORERS: dict[str, AnswerScorer] = {}
-
-# Modules that register a family's scorer; listed here so registration never depends on import order.
-SCORER_MODULES = ("evaluator.vsp", "evaluator.gamibench")
-
-
-def register_answer_scorer(family: str) -> Callable[[AnswerScorer], AnswerScorer]:
-    """Decorator: register the answer scorer of a question family."""
-
-    def deco(fn: AnswerScorer) -> AnswerScorer:
-        _SCORERS[family] = fn
-        return fn
-
-    return deco
-
-
-def _ensure_loaded() -> None:
-    for name in SCORER_MODULES:
-        if importlib.util.find_spec(name) is not None:
-            importlib.import_module(name)
+__all__ = ["AnswerScore", "ScoringMode", "answer_families", "register_answer_scorer", "score_answer"]
 
 
 def answer_families() -> list[str]:
     """Families with a registered answer scorer."""
-    _ensure_loaded()
-    return sorted(_SCORERS)
+    return ANSWER_SCORERS.names()
 
 
 def score_answer(item: QuestionItem, answer: str, mode: ScoringMode = "official") -> AnswerScore:
     """Score an answer text against an item's ground truth."""
-    _ensure_loaded()
-    try:
-        scorer = _SCORERS[item.family]
-    except KeyError:
-        raise KeyError(f"no answer scorer for family {item.family!r}; known: {sorted(_SCORERS)}") from None
+    scorer = ANSWER_SCORERS.get(item.family)
     if not isinstance(answer, str):
         answer = "" if answer is None else str(answer)
     return scorer(item, answer, mode)

@@ -82,11 +82,14 @@ def question_scores(item: QuestionItem, answer: str) -> tuple[dict[str, float], 
 def score_episode(record: EpisodeRecord, task: Task, config: ScoringConfig | None = None) -> EpisodeRecord:
     """A copy of the record with scores, details and the config filled in from its stored outcome.
 
-    An assembly episode without a final state (it failed before one was taken) is returned unchanged.
+    An assembly episode without a final state (it failed before one was taken) and an infrastructure failure
+    (a wall-clock safety net ended it: what it built says nothing about the agent) are returned unchanged.
     """
     cfg = config or ScoringConfig()
     if record.task_id != task.id:
         raise ValueError(f"episode {record.episode_id} is for task {record.task_id!r}, not {task.id!r}")
+    if record.infrastructure_failure:
+        return record
     if isinstance(task, QuestionItem):
         scores, details = question_scores(task, record.answer or "")
         return record.model_copy(update={"scores": scores, "score_details": details,

@@ -54,6 +54,29 @@ def _task_size(record: EpisodeRecord) -> tuple[int | None, int | None]:
     return (h if isinstance(h, int) else None), (c if isinstance(c, int) else None)
 
 
+ASSEMBLY_FAMILY = "lego"  # the family whose episodes carry sub-scores
+SUB_SCORES = ("pose", "completion", "validity", "stability", "time_penalty", "soft_score_no_time_penalty",
+              "strict_validity", "strict_soft_score")
+
+
+def episode_scores(r: EpisodeRecord) -> dict[str, float] | None:
+    """The scores an episode counts with (zeros for a failed unscored assembly episode; None if left out: cancelled,
+    or an infrastructure failure)."""
+    if r.status == "cancelled" or r.infrastructure_failure:
+        return None
+    if r.scores:
+        return r.scores
+    if r.status == "failed":
+        keys = ("soft_score", *SUB_SCORES) if r.family == ASSEMBLY_FAMILY else ("soft_score",)
+        return {k: 0.0 for k in keys if k != "time_penalty"}
+    return None
+
+
+def failed_actions(r: EpisodeRecord) -> int:
+    """Skill calls that returned an error, over all rounds."""
+    return sum(not c.ok for rnd in r.rounds for c in rnd.skill_calls)
+
+
 def failure_reason(record: EpisodeRecord) -> str | None:
     """Why an episode failed or was cancelled, in one line; None for a finished one."""
     if record.status == "done":
@@ -64,8 +87,6 @@ def failure_reason(record: EpisodeRecord) -> str | None:
 
 def episode_row(record: EpisodeRecord) -> EpisodeRow:
     """The table row of one stored episode."""
-    from evaluator.summary import episode_scores, failed_actions
-
     horizon, initial = _task_size(record)
     scores = episode_scores(record) or {}
     difficulty = record.difficulty

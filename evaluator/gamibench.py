@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from evaluator.answers import AnswerScore, ScoringMode, register_answer_scorer
+from evaluator.answer_score import AnswerScore, ScoringMode, register_answer_scorer
 from jarvis_sim.tasks.question import QuestionItem
 
 CHOICES = ("A", "B", "C", "D", "E")

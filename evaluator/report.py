@@ -43,9 +43,14 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _outcomes(s: RunSummary) -> str:
-    """How the episodes ended, saying how each kind counts (failed ones score 0, cancelled ones are left out)."""
+    """How the episodes ended, saying how each kind counts (failed ones score 0; cancelled ones and infrastructure
+    failures, which a wall-clock safety net ended, are left out)."""
     done = s.n_episodes - s.n_failed - s.n_cancelled
-    return f"{done} finished, {s.n_failed} failed and counted as 0, {s.n_cancelled} cancelled and left out"
+    infra = s.n_infrastructure_failures
+    text = f"{done} finished, {s.n_failed - infra} failed and counted as 0, {s.n_cancelled} cancelled and left out"
+    if infra:
+        text += f", {infra} infrastructure failures (a wall-clock safety net tripped) left out"
+    return text
 
 
 def render_run(summary: RunSummary, plot_files: Sequence[str] = (), run_link: str = "") -> str:
@@ -217,13 +222,14 @@ def render_comparison(c: Comparison, plot_files: Sequence[str] = (), links: Sequ
     diffs = [d for d in ("easy", "medium", "hard", "overall") if any(d in r.by_difficulty for r in c.rows)]
     groups = list(dict.fromkeys(k for r in c.rows for k in r.groups))
     lines += ["## Runs", ""]
-    header = ["Run", "Model", "Tools", "Mode", "n", *[d.capitalize() for d in diffs]]
+    header = ["Run", "Agent", "Model", "Tools", "Mode", "n", *[d.capitalize() for d in diffs]]
     if diffs:
         header.append("Completion")
     header += groups if len(groups) > 1 or not diffs else []
     rows = []
     for r in c.rows:
-        row = [r.run, r.labels.get("model", "–"), r.labels.get("tool_library", "–"), r.labels.get("mode", "–"),
+        row = [r.run, r.labels.get("agent", "–"), r.labels.get("model", "–"), r.labels.get("tool_library", "–"),
+               r.labels.get("mode", "–"),
                str(r.n_episodes), *[_ci(r.by_difficulty.get(d)) for d in diffs]]
         if diffs:
             row.append(_ci(r.completion))

@@ -13,20 +13,25 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.episode_table import EpisodeRow, episode_rows
+from evaluator.episode_table import (
+    ASSEMBLY_FAMILY,
+    SUB_SCORES,
+    EpisodeRow,
+    episode_rows,
+    episode_scores,
+    failed_actions,
+)
 from evaluator.run_dir import RunData
 from evaluator.stats import MeanCI, mean_ci
 from jarvis_sim.provenance import differences
 from jarvis_sim.records import EpisodeRecord
 
 RUN_SUMMARY_VERSION = 2  # 2: floors, strict scores
-ASSEMBLY_FAMILY = "lego"
-SUB_SCORES = ("pose", "completion", "validity", "stability", "time_penalty", "soft_score_no_time_penalty",
-              "strict_validity", "strict_soft_score")
 DIFFICULTIES = ("easy", "medium", "hard")
 HORIZON_BINS: tuple[tuple[str, int, int | None], ...] = (("1-2", 1, 2), ("3-5", 3, 5), ("6-10", 6, 10), ("11+", 11, None))
 COMPLEXITY_BINS: tuple[tuple[str, int, int | None], ...] = (
@@ -115,6 +120,8 @@ class RunSummary(_Model):
     n_episodes: int
     n_cancelled: int = 0
     n_failed: int = 0
+    n_infrastructure_failures: int = Field(
+        0, description="Of n_failed, those a wall-clock safety net ended (the machine's fault): left out, not 0.")
     families: list[str] = Field(default_factory=list)
     soft_score: MeanCI | None = None
     sub_scores: dict[str, MeanCI] = Field(default_factory=dict)
@@ -135,6 +142,15 @@ class RunSummary(_Model):
     )
     floors_note: str = Field("", description="Why floors are missing, and how to get them.")
     episodes: list[EpisodeRow] = Field(default_factory=list, description="One row per episode, in record order.")
+    started_at: str = Field("", description="When its first episode started (the records' ISO 8601 time).")
+    finished_at: str = Field("", description="When its last episode finished (the records' ISO 8601 time).")
+
+    def duration_s(self) -> float | None:
+        """Seconds from the first episode's start to the last one's end; None when the records do not say."""
+        try:
+            return (datetime.fromisoformat(self.finished_at) - datetime.fromisoformat(self.started_at)).total_seconds()
+        except ValueError:
+            return None
 
     def n_assembly_episodes(self) -> int:
         """Assembly episodes among its rows (the denominator of per-episode rates)."""
@@ -174,23 +190,6 @@ def run_labels(config: dict[str, Any], records: list[EpisodeRecord]) -> dict[str
                 out[label] = str(value)
                 break
     return out
-
-
-def episode_scores(r: EpisodeRecord) -> dict[str, float] | None:
-    """The scores an episode counts with (zeros for a failed unscored assembly episode; None if left out)."""
-    if r.status == "cancelled":
-        return None
-    if r.scores:
-        return r.scores
-    if r.status == "failed":
-        keys = ("soft_score", *SUB_SCORES) if r.family == ASSEMBLY_FAMILY else ("soft_score",)
-        return {k: 0.0 for k in keys if k != "time_penalty"}
-    return None
-
-
-def failed_actions(r: EpisodeRecord) -> int:
-    """Skill calls that returned an error, over all rounds."""
-    return sum(not c.ok for rnd in r.rounds for c in rnd.skill_calls)
 
 
 def failed_action_kinds(records: Iterable[EpisodeRecord]) -> dict[str, int]:
@@ -326,12 +325,15 @@ def summarise(run: RunData) -> RunSummary:
         "n_episodes": len(records),
         "n_cancelled": sum(r.status == "cancelled" for r in records),
         "n_failed": sum(r.status == "failed" for r in records),
+        "n_infrastructure_failures": sum(r.infrastructure_failure for r in records),
         "families": sorted({r.family for r in records}),
         "soft_score": mean_ci([s["soft_score"] for _, s in scored if "soft_score" in s]),
         "skipped_lines": [str(p) for p in run.problems],
         "environments": _environments(records),
         "n_unrecorded_environment": sum(r.provenance is None for r in records),
         "episodes": episode_rows(records),
+        "started_at": min((r.timings.started_at for r in records if r.timings.started_at), default=""),
+        "finished_at": max((r.timings.finished_at for r in records if r.timings.finished_at), default=""),
     }
     assembly = [(r, s) for r, s in scored if r.family == ASSEMBLY_FAMILY]
     if assembly:

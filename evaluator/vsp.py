@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from evaluator.answers import AnswerScore, ScoringMode, register_answer_scorer
+from evaluator.answer_score import AnswerScore, ScoringMode, register_answer_scorer
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.vsp import blocks as B
 from jarvis_sim.vsp import maze as M
@@ -61,7 +61,11 @@ def _maze_main(item: QuestionItem, text: str, mode: ScoringMode) -> tuple[bool, 
         try:
             res = M.walk(maze, tokens, step_limit=M.OFFICIAL_STEP_LIMIT)
         except KeyError as exc:
-            return False, False, 0.0, {**details, "error": str(exc.args[0])}
+            why = str(exc.args[0])
+            if not found:  # say what is wrong with the answer, then what the script's slice made of it
+                why = (f"no 'Action plan: ' in the answer (the official script reads on from character 12 anyway: "
+                       f"{why})")
+            return False, False, 0.0, {**details, "error": why}
         ok = res.outcome is M.Outcome.GOAL
         return ok, True, 100.0 * ok, {**details, "outcome": res.outcome.value, "steps": res.steps_taken}
     if not found:
@@ -216,7 +220,8 @@ def _blocks_main(item: QuestionItem, text: str, mode: ScoringMode) -> tuple[bool
         try:
             ok, skipped = _paper_replay(start, goal, actions)
         except _PaperParseError as exc:
-            return False, False, 0.0, {**details, "error": str(exc)}
+            error = str(exc) if found else f"no '<Output>' in the answer (the official script reads on anyway: {exc})"
+            return False, False, 0.0, {**details, "error": error}
         return ok, True, 100.0 * ok, {**details, "skipped_invalid_moves": skipped}
     if not found:
         return False, False, 0.0, {**details, "error": "no '<Output>' in the answer"}

@@ -23,8 +23,9 @@ score. `terminated` is True once every required brick is complete and valid; `tr
 budget of simulated time is spent. info carries "soft_score" and "complete".
 
 The scorer is injected: jarvis_sim must not import the evaluator (imports flow evaluator -> jarvis_sim), so
-the env takes any `Scorer` and the registration names the evaluator's pure `build_progress` by import path,
-resolved when the env is made, as Gymnasium resolves entry points.
+the env takes any `Scorer`, a 'module:function' path, or the name of a registered progress scorer: the
+evaluator's pure `build_progress` registers itself under that name through the `jarvis.scorers` entry point of
+this distribution, as an outside package would.
 Ground truth (brick poses, clutch) never enters observations or info: evaluators and named oracles call
 `env.unwrapped.ground_truth()`, and skills drive the arm through `env.unwrapped.backend`.
 """
@@ -39,14 +40,17 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from scipy.spatial.transform import Rotation
 
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.world_state import WorldState
+from jarvis_sim.registry import Registry
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import seeded_scene
 
 ENV_ID = "jarvis/LegoAssembly-v1"
-DEFAULT_SCORER = "evaluator.assembly:build_progress"
+DEFAULT_SCORER = "build_progress"  # registered by the evaluator through the jarvis.scorers entry point
 EE_Z_MAX_M = 0.5  # highest TCP target above the table: above any tower the pool builds, within the Panda's reach
 # Observation bounds, so that every Box is finite: sensors saturate there (values are clipped to them).
 JOINT_SPEED_MAX = 20.0  # rad/s: 8x the Panda's fastest joint; reached only in a collision
@@ -57,11 +61,14 @@ _DOWN = np.array([0.0, 1.0, 0.0, 0.0])  # TCP pointing down, fingers closing alo
 
 # (task, ground-truth state, elapsed simulated seconds) -> (soft score in [0, 100], build complete)
 Scorer = Callable[[TaskSpec, WorldState, float], tuple[float, bool]]
+PROGRESS_SCORERS: Registry[Scorer] = Registry("progress scorer", entry_point_group="jarvis.scorers")
 
 
 def _resolve_scorer(scorer: Scorer | str) -> Scorer:
     if callable(scorer):
         return scorer
+    if ":" not in scorer:
+        return PROGRESS_SCORERS.get(scorer)
     module, _, name = scorer.partition(":")
     if not module or not name:
         raise ValueError(f"{ENV_ID}: scorer {scorer!r} must be a callable or 'module:function'")
@@ -85,19 +92,10 @@ def _resolve_task(task: TaskSpec | str) -> TaskSpec:
     return loaded
 
 
-def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    w1, x1, y1, z1 = a
-    w2, x2, y2, z2 = b
-    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
-
-
-def _rotvec_quat(r: np.ndarray) -> np.ndarray:
-    angle = float(np.linalg.norm(r))
-    if angle < 1e-12:
-        return np.array([1.0, 0.0, 0.0, 0.0])
-    axis = r / angle
-    return np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * axis])
+def _turned(base: np.ndarray, rotvec: np.ndarray) -> np.ndarray:
+    """The quaternion (w, x, y, z) of `base` followed, in its own frame, by the rotation vector `rotvec`."""
+    turned = Rotation.from_quat(base, scalar_first=True) * Rotation.from_rotvec(rotvec)
+    return np.asarray(turned.as_quat(scalar_first=True))
 
 
 class LegoAssemblyEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
@@ -189,7 +187,7 @@ class LegoAssemblyEnv(gym.Env[dict[str, np.ndarray], np.ndarray]):
     def _command(self, a: np.ndarray) -> None:
         if self.action_mode == "ee":
             position = self._ee_low + (a[:3] + 1.0) / 2.0 * (self._ee_high - self._ee_low)
-            quaternion = _quat_mul(_DOWN, _rotvec_quat(math.pi * a[3:6]))
+            quaternion = _turned(_DOWN, math.pi * a[3:6])
             self.backend.set_ee_target(position, quaternion)
         else:
             self.backend.set_joint_targets(self._q_low + (a[:7] + 1.0) / 2.0 * (self._q_high - self._q_low))

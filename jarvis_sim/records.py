@@ -154,6 +154,9 @@ class EpisodeRecord(BaseModel):
     seed: int = 0
     status: EpisodeStatus = "done"
     error: str | None = None
+    infrastructure_failure: bool = Field(False, description=(
+        "A failed episode ended by the machine, not the agent (a wall-clock safety net tripped): left out of every "
+        "score and mean, counted apart; `error` says which net and where."))
     rounds: list[RoundRecord] = Field(default_factory=list)
     answer: str | None = Field(None, description="Question episodes: the final answer text.")
     final_state: WorldState | None = Field(None, description="Assembly episodes: ground truth at the end.")

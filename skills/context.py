@@ -11,22 +11,33 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from jarvis_sim.backends.base import Backend
+from jarvis_sim.provenance import PlannerInfo
 from jarvis_sim.records import SkillCallRecord
 from jarvis_sim.tasks.spec import Perturbation, Workspace
 from skills.errors import BudgetExceeded, InvalidArgument, SkillError, UnknownBrick
+from skills.registry import SkillSpec
 from skills.stored import VALUE_BYTES, StoredBytes
 from skills.types import BrickDescriptor
 
 if TYPE_CHECKING:
-    from skills.motion import MotionPlanner
-    from skills.registry import SkillSpec
     from skills.sensor import SensorModel
+
+
+class Motion(Protocol):
+    """What skills ask of a motion planner (skills.motion.MotionPlanner and the planners of skills.planners)."""
+
+    def move_to(self, ctx: SkillContext, position: np.ndarray, quaternion: np.ndarray, speed: float = 0.2,
+                check_collisions: bool = True, ignore: tuple[str, ...] = ()) -> None:
+        """Move, or raise Unreachable / PathBlocked before moving at all."""
+
+    def describe(self) -> PlannerInfo:
+        """Name, version and settings, recorded in every episode that moved with this planner."""
 
 
 @dataclass
@@ -56,7 +67,7 @@ class SkillContext:
     held_offset_mm: float = 0.0  # the held brick's centre lies this far from the TCP along the pads' width (tool x)
     calls: list[SkillCallRecord] = field(default_factory=list)
     next_perception_id: int = 1
-    motion: MotionPlanner | None = None
+    motion: Motion | None = None  # None: the Cartesian planner, set by skills.libraries.bind
     on_call: Callable[[SkillCallRecord], None] | None = None
     image_sink: Callable[[str, np.ndarray], str] | None = None  # saves an image artifact, returns its name
     sensor: SensorModel | None = None  # None: ideal perception (renderer's instance masks, exact depth)
@@ -64,12 +75,6 @@ class SkillContext:
     # What the call records keep of agent-sized values (arguments, results, errors): bounded, never whole.
     stored: StoredBytes = field(default_factory=StoredBytes)
     _applied: set[int] = field(default_factory=set)
-
-    def __post_init__(self) -> None:
-        if self.motion is None:
-            from skills.motion import CartesianPlanner
-
-            self.motion = CartesianPlanner()
 
     # --- calls -----------------------------------------------------------------------------------
     def invoke(self, spec: SkillSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -81,7 +86,7 @@ class SkillContext:
                 f"the episode's simulated-time budget ({self.max_sim_s:.0f} s) is spent; stop here."
             )
         remote = getattr(self.backend, "invoke_skill", None)
-        if remote is not None:  # the skills run next to a remote simulator (skills/ros/client.py)
+        if remote is not None:  # the skills run next to a remote simulator (jarvis_sim/backends/ros/client.py)
             return self._invoke_remote(remote, spec, args, kwargs)
         disturbed = self._apply_perturbations()
         t0, sim0 = time.perf_counter(), self.backend.sim_time_s

@@ -37,6 +37,12 @@ class NotGraspable(SkillError):
     kind = "not_graspable"
 
 
+class TooWideForGripper(NotGraspable):
+    """The brick's side the fingers would close across is wider than the hand opens: no grasp can hold it."""
+
+    kind = "not_graspable"  # the wire code of not_graspable (skills.ros.status): the message says why
+
+
 class GraspFailed(SkillError):
     """The fingers closed but the brick is not between them (slipped or missed)."""
 

@@ -7,7 +7,10 @@ It wraps `jarvis/LegoAssembly-v1` (same task, backend, seeds, reward and termina
 by skills, not by motor commands. The action is MultiDiscrete
 `[skill, brick, stud_x, stud_y, level, rotation]`: skill 0 is `pick(brick)` where `brick` indexes the
 bricks of the last observation (in perception-id order), skill 1 is `place_at(stud_x, stud_y, level,
-rotation)` on the build area's lattice; fields a skill does not use are ignored. Every step ends with an
+rotation)` on the build area's lattice; fields a skill does not use are ignored. The stud and level fields span
+the whole lattice any task may use (jarvis_sim.lego.assembly.LATTICE_LIMIT: studs -LIMIT..LIMIT, negative
+ones included, as an imported model's are, and levels 0..LIMIT), the same space for every task, so one policy
+can act on any of them (MultiDiscrete's `start` holds the negative lower bounds). Every step ends with an
 `observe()`, whose bricks fill the "bricks" observation (MAX_BRICKS rows of BRICK_FEATURES, unused rows 0),
 beside the camera and proprioception of the motor-level env. A skill's refusal (nothing held, brick not free,
 place off the studs) is not an exception: the step returns it as info["skill_error"] with its kind, as the
@@ -24,17 +27,19 @@ import numpy as np
 from gymnasium import spaces
 
 from jarvis_sim.env import LegoAssemblyEnv
+from jarvis_sim.lego.assembly import LATTICE_LIMIT
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
 from skills.errors import BudgetExceeded, InvalidArgument, SkillError
-from skills.registry import bind
+from skills.libraries import bind
 from skills.types import BrickDescriptor
 
 SKILL_ENV_ID = "jarvis/LegoAssemblySkills-v1"
 SKILLS = ("pick", "place_at")
 MAX_BRICKS = 32  # rows of the "bricks" observation: more than any pool task has on the table
-MAX_STUDS = 32  # lattice studs along x and y a place_at may name
-MAX_LEVEL = 48  # plates above level 0 (16 bricks)
+# place_at's stud_x, stud_y and level: every lattice position an Assembly can hold (its own validation bounds).
+STUD_MIN, STUD_MAX = -LATTICE_LIMIT, LATTICE_LIMIT
+LEVEL_MAX = LATTICE_LIMIT
 # Per observed brick: present, x_mm, y_mm, top_z_mm, yaw_deg, size long, size short, in_structure, free_to_grasp
 BRICK_FEATURES = 9
 _FEATURE_MAX = np.array([1, 2000, 2000, 1000, 180, 16, 16, 1, 1], np.float32)
@@ -53,7 +58,9 @@ class SkillAssemblyEnv(gym.Wrapper[dict[str, np.ndarray], np.ndarray, dict[str, 
         super().__init__(env)
         self.base = env
         self.max_calls = max_calls
-        self.action_space = spaces.MultiDiscrete([len(SKILLS), MAX_BRICKS, MAX_STUDS, MAX_STUDS, MAX_LEVEL, 4])  # type: ignore[assignment]
+        studs = STUD_MAX - STUD_MIN + 1
+        self.action_space = spaces.MultiDiscrete(  # type: ignore[assignment]
+            [len(SKILLS), MAX_BRICKS, studs, studs, LEVEL_MAX + 1, 4], start=[0, 0, STUD_MIN, STUD_MIN, 0, 0])
         obs = dict(env.observation_space.spaces)  # type: ignore[attr-defined]
         obs["bricks"] = spaces.Box(np.tile(_FEATURE_MIN, (MAX_BRICKS, 1)), np.tile(_FEATURE_MAX, (MAX_BRICKS, 1)),
                                    (MAX_BRICKS, BRICK_FEATURES), np.float32)
@@ -87,7 +94,9 @@ class SkillAssemblyEnv(gym.Wrapper[dict[str, np.ndarray], np.ndarray, dict[str, 
         """Run one skill, observe, and score the world (reward and termination as the motor-level env)."""
         a = np.asarray(action)
         if a.shape != (6,) or not self.action_space.contains(a.astype(np.int64)):
-            raise ValueError(f"{SKILL_ENV_ID}: action must be 6 integers within {self.action_space.nvec.tolist()} "  # type: ignore[attr-defined]
+            space: spaces.MultiDiscrete = self.action_space  # type: ignore[assignment]
+            bounds = [[int(lo), int(lo + n - 1)] for lo, n in zip(space.start, space.nvec, strict=True)]
+            raise ValueError(f"{SKILL_ENV_ID}: action must be 6 integers within {bounds} "
                              f"([skill, brick, stud_x, stud_y, level, rotation]), got {action!r}")
         skill, brick, sx, sy, level, rotation = (int(v) for v in a)
         error: dict[str, str] | None = None

@@ -111,10 +111,13 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
     waited = 0
     aim = np.array([float(bottom[0]), float(bottom[1])])  # the commanded x, y: the target plus the drift correction
     give = np.zeros(2)  # how far the tool has yielded to what it feels (see LATERAL_YIELD_M_PER_N)
+    # The arm's force estimate is biased (a Panda's reads a few newtons with nothing touching): tared before the
+    # descent, from above, where nothing touches the tool yet.
+    tare = np.asarray(backend.tool_contact_force()[0], dtype=float)
     backend.set_contact_reflex(PRESS_MAX_N + 10.0)
     try:
         while True:
-            felt = np.asarray(backend.tool_contact_force()[0], dtype=float)  # on the tool, from what it touches
+            felt = np.asarray(backend.tool_contact_force()[0], dtype=float) - tare  # from what the tool touches
             force = float(felt[2])
             tool = backend.robot_state().ee_position  # one read a tick: nothing moves until the next step
             peak = max(peak, force)
@@ -144,7 +147,7 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
                         if on_give is not None:
                             on_give()
                     step_watching(ctx, max(1, round(hold_s / dt)))
-                    peak = max(peak, float(backend.tool_contact_force()[0][2]))
+                    peak = max(peak, float(backend.tool_contact_force()[0][2] - tare[2]))
                     break
                 target[2] -= PRESS_STEP_M
                 step = np.clip(LATERAL_YIELD_M_PER_N * felt[:2], -LATERAL_YIELD_STEP_M, LATERAL_YIELD_STEP_M)
@@ -259,35 +262,6 @@ class CartesianPlanner(MotionPlanner):
             if float(np.linalg.norm(backend.robot_state().ee_position - position)) < SETTLE_TOLERANCE_M:
                 break
             step_watching(ctx, 1)
-
-
-# Planners by configuration name ("module:Class", imported when chosen: OMPL and MoveIt are optional).
-_PLANNERS: dict[str, str] = {
-    "cartesian": "skills.motion:CartesianPlanner",
-    "ompl": "skills.planners.ompl:OmplPlanner",
-    "moveit": "skills.planners.moveit:MoveItPlanner",
-    "cumotion": "skills.planners.moveit:CuMotionPlanner",
-}
-
-
-def planner_names() -> list[str]:
-    """Registered motion planner names."""
-    return sorted(_PLANNERS)
-
-
-def make_planner(name: str) -> MotionPlanner:
-    """A motion planner by name; an unknown name lists the valid ones, a missing dependency names its extra."""
-    import importlib
-
-    if name not in _PLANNERS:
-        raise KeyError(f"unknown motion planner {name!r}; valid: {', '.join(planner_names())}")
-    module_name, cls_name = _PLANNERS[name].split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ImportError(f"motion planner {name!r} is not available ({exc}); install: pip install 'jarvis[ros]'") from exc
-    planner: MotionPlanner = getattr(module, cls_name)()
-    return planner
 
 
 PARK_SWING_RAD = -1.3  # joint 1 turned this far from home swings the arm out of the top camera's view

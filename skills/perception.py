@@ -15,7 +15,6 @@ area) is known, as it is on a real cell. Per brick:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -24,36 +23,11 @@ from jarvis_sim.backends.base import CameraFrame
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.colors import COLORS
 from jarvis_sim.tasks.spec import Workspace
+from skills.segmentation import Segment, point_cloud, rgbd_segments
 from skills.types import BrickDescriptor
 
 SCENE_OBJECTS = frozenset({"table", "robot", "baseplate"})  # every other segment is one brick instance
 _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))  # the 4-neighbourhood scipy's binary_dilation used
-
-
-@dataclass
-class Segment:
-    """One brick's pixels as world points and colours."""
-
-    points: np.ndarray  # (N, 3) world, m
-    colors: np.ndarray  # (N, 3) uint8
-    n_pixels: int
-    pixel_m: float = 0.0  # footprint of one pixel at this segment's depth
-    occluded: bool = False  # part of its outline borders something nearer the camera (a brick above it)
-    inset_m: float = 0.0  # how far inside the brick's edge, on each side, its outline was cut (edge filtering)
-
-
-def point_cloud(frame: CameraFrame) -> np.ndarray:
-    """World points (H, W, 3) from the depth image, intrinsics and camera pose (OpenCV convention)."""
-    assert frame.depth is not None
-    h, w = frame.depth.shape
-    k = frame.intrinsics
-    us, vs = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
-    z = frame.depth.astype(np.float64)
-    x = (us - k[0, 2]) * z / k[0, 0]
-    y = (vs - k[1, 2]) * z / k[1, 1]
-    cam = np.stack([x, y, z], axis=-1)
-    rot, trans = frame.world_from_camera[:3, :3], frame.world_from_camera[:3, 3]
-    return cam @ rot.T + trans
 
 
 def segments(frame: CameraFrame) -> list[Segment]:
@@ -207,12 +181,8 @@ def _covered(centre: np.ndarray, la: float, lb: float, yaw: float, top_z: float,
 
 def detect(frame: CameraFrame, ws: Workspace) -> list[tuple[BrickDescriptor, np.ndarray]]:
     """Descriptors (without ids) and point sets of every brick visible in a frame, in spatial order."""
-    if frame.segmentation is None:  # a camera's frame: segment from RGB-D alone
-        from skills.segmentation import rgbd_segments
-
-        segs = rgbd_segments(frame)
-    else:
-        segs = segments(frame)
+    # a camera's frame has no instance masks: segment it from RGB-D alone
+    segs = rgbd_segments(frame) if frame.segmentation is None else segments(frame)
     out = []
     for seg in segs:
         desc = describe(seg, ws, segs)

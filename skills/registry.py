@@ -1,23 +1,17 @@
-"""One registry of skills, for both tool libraries of the JARVIS paper.
+"""One registry of skills, for both tool libraries of the JARVIS paper: the `skill` decorator and `SkillSpec`.
 
 A skill is a plain typed function whose first parameter is the SkillContext (the simulator side) and
-whose other parameters are plain values. The registry produces, per library:
-- the API text of the agent prompt (signatures and docstrings, written for a model to read),
-- the allow-list the sandbox enforces (the names an agent program may call),
-- the RPC dispatcher: name -> callable bound to a context, taking only the agent's arguments.
+whose other parameters are plain values. skills.libraries loads the built-in skills and produces, per
+library, the prompt's API text, the sandbox's allow-list and the RPC dispatcher from these specs.
 """
 
 from __future__ import annotations
 
-import functools
 import inspect
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_type_hints
-
-if TYPE_CHECKING:
-    from skills.context import SkillContext
+from typing import Any, Literal, get_type_hints
 
 LibraryName = Literal["task", "generic"]
 LIBRARIES: tuple[LibraryName, ...] = ("task", "generic")
@@ -69,37 +63,6 @@ def skill(*libraries: LibraryName) -> Callable[[Callable[..., Any]], Callable[..
     return deco
 
 
-def _ensure_loaded() -> None:
-    import skills.library  # noqa: F401  (registers every built-in skill)
-
-
-def library(name: str) -> list[SkillSpec]:
-    """The skills of one library, in registration order."""
-    _ensure_loaded()
-    if name not in LIBRARIES:
-        raise KeyError(f"unknown skill library {name!r}; valid: {', '.join(LIBRARIES)}")
-    return [s for s in _SKILLS.values() if name in s.libraries]
-
-
-def allow_list(name: str) -> frozenset[str]:
-    """Names an agent program may call in this library."""
-    return frozenset(s.name for s in library(name))
-
-
-def api_text(name: str) -> str:
-    """The API section of the agent prompt for a library."""
-    return "\n\n".join(s.api_text() for s in library(name))
-
-
-def bind(name: str, ctx: SkillContext) -> Mapping[str, Callable[..., Any]]:
-    """The RPC dispatcher: each allowed skill bound to the context, counted and logged by it."""
-    out: dict[str, Callable[..., Any]] = {}
-    for spec in library(name):
-
-        def call(*args: Any, _spec: SkillSpec = spec, **kwargs: Any) -> Any:
-            return ctx.invoke(_spec, args, kwargs)
-
-        functools.update_wrapper(call, spec.func)
-        call.__signature__ = spec.signature  # type: ignore[attr-defined]
-        out[spec.name] = call
-    return out
+def registered() -> list[SkillSpec]:
+    """Every registered skill, in registration order (skills.libraries loads the built-in ones)."""
+    return list(_SKILLS.values())

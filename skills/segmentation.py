@@ -18,6 +18,7 @@ real camera without instance labels.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -25,7 +26,6 @@ import numpy as np
 from jarvis_sim.backends.base import CameraFrame
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.colors import COLORS
-from skills.perception import Segment, point_cloud
 
 MIN_HEIGHT_M = 0.0024  # above the baseplate's stud tops (1.7 mm) plus sensor noise, below a plate's top (3.2 mm)
 MAX_HEIGHT_M = 0.30
@@ -36,6 +36,33 @@ COLOUR_SHARE = 0.3  # a colour must cover this share of a face to count as a bri
 SAME_HUE_COS = 0.985  # RGB directions within ~10 degrees: shading, not a different colour
 OCCLUDER_STEP_M = 0.002
 _PALETTE = np.array([c.rgb for c in COLORS.values()], dtype=np.float64)
+
+
+
+@dataclass
+class Segment:
+    """One brick's pixels as world points and colours."""
+
+    points: np.ndarray  # (N, 3) world, m
+    colors: np.ndarray  # (N, 3) uint8
+    n_pixels: int
+    pixel_m: float = 0.0  # footprint of one pixel at this segment's depth
+    occluded: bool = False  # part of its outline borders something nearer the camera (a brick above it)
+    inset_m: float = 0.0  # how far inside the brick's edge, on each side, its outline was cut (edge filtering)
+
+
+def point_cloud(frame: CameraFrame) -> np.ndarray:
+    """World points (H, W, 3) from the depth image, intrinsics and camera pose (OpenCV convention)."""
+    assert frame.depth is not None
+    h, w = frame.depth.shape
+    k = frame.intrinsics
+    us, vs = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+    z = frame.depth.astype(np.float64)
+    x = (us - k[0, 2]) * z / k[0, 0]
+    y = (vs - k[1, 2]) * z / k[1, 1]
+    cam = np.stack([x, y, z], axis=-1)
+    rot, trans = frame.world_from_camera[:3, :3], frame.world_from_camera[:3, 3]
+    return cam @ rot.T + trans
 
 
 def palette_labels(rgb: np.ndarray) -> np.ndarray:

@@ -83,7 +83,7 @@ def collect_logs(run_dirs: list[Path], max_episodes: int) -> list[str]:
 
 def distill_prompt(logs: list[str], library: str, max_lessons: int) -> Prompt:
     """The distillation prompt over some episode logs (cut to a size models accept)."""
-    from skills.registry import api_text
+    from skills.libraries import api_text
 
     template = load_template("experience_distill")
     kept: list[str] = []

@@ -4,13 +4,9 @@ the scoring pays for no understanding at all (the paper's validity term pays `sh
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agent.agents.registry import register_agent
+from agent.agents.views import AssemblyView
 from agent.config import AgentConfig
-
-if TYPE_CHECKING:
-    from agent.episodes.assembly import AssemblyEpisode
 
 SHUFFLE_PROGRAM = '''\
 # The shuffle floor: every loose brick in view is picked and put down again; nothing is built.
@@ -52,8 +48,6 @@ go_home()
 class _FloorAgent:
     """A fixed, non-privileged behaviour for the task library."""
 
-    privileged = False
-
     def __init__(self, config: AgentConfig):
         if config.library != "task":
             raise ValueError(f"the {config.name} floor runs with the task-oriented library only (library='task')")
@@ -64,14 +58,15 @@ class _FloorAgent:
 class NullAgent(_FloorAgent):
     """Does nothing: the final state is the initial scene after settling."""
 
-    def run_assembly(self, episode: AssemblyEpisode) -> None:
-        """Submit no program at all."""
+    def assembly_programs(self, view: AssemblyView) -> list[str]:
+        """No program at all."""
+        return []
 
 
 @register_agent("shuffle")
 class ShuffleAgent(_FloorAgent):
     """Picks each loose brick and puts it down again in the staging area, ignoring the manual."""
 
-    def run_assembly(self, episode: AssemblyEpisode) -> None:
-        """Run the one shuffle program in the sandbox."""
-        episode.run_program(SHUFFLE_PROGRAM, kind="attempt", response=SHUFFLE_PROGRAM)
+    def assembly_programs(self, view: AssemblyView) -> list[str]:
+        """The one shuffle program."""
+        return [SHUFFLE_PROGRAM]

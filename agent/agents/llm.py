@@ -11,23 +11,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from agent.agents.base import AnswerTurn
+from agent.agents.base import AnswerTurn, WrittenAnswer
 from agent.agents.experience import load_experience
 from agent.agents.registry import register_agent
+from agent.agents.views import AssemblyView, PlanningView
 from agent.config import AgentConfig
-from agent.episodes.modes import ModeRunner, WrittenAnswer
 from agent.llm import LLMConfig, RetryPolicy, UsageAccount, build_client
 from agent.llm.client import LLMClient
 from agent.llm.messages import ChatResponse
 from agent.llm.prompts import Prompt, image_marker, load_template
+from jarvis_sim.records import TokenAccount
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import QuestionFamily
-
-if TYPE_CHECKING:
-    from agent.episodes.assembly import AssemblyEpisode
-    from agent.episodes.planning import PlanningEpisode
 
 RECORDING_FILE = "llm_responses.jsonl"
 
@@ -48,6 +44,11 @@ class _EpisodeWriter:
     def __init__(self, agent: LLMAgent, recording: Path | None):
         self.agent, self.recording = agent, recording
         self.account = UsageAccount()
+        self.experience = agent.experience
+
+    def usage(self) -> TokenAccount:
+        """Every answer's cost, cached ones and retried calls included."""
+        return self.account.to_record()
 
     def write(self, prompt: Prompt) -> WrittenAnswer:
         """One model call for one prompt."""
@@ -86,20 +87,14 @@ class LLMAgent:
         )
         return self.client.chat(request, account)
 
-    def run_assembly(self, episode: AssemblyEpisode) -> None:
-        """Drive the episode in the configured mode; usage goes into the episode's token account."""
-        writer = _EpisodeWriter(self, episode.dir / RECORDING_FILE)
-        runner = ModeRunner(episode, writer, self.config, experience=self.experience)
-        try:
-            runner.run()
-        finally:
-            # The account counts every answer, cached ones and retried calls included.
-            episode.tokens = writer.account.to_record()
+    def program_writer(self, view: AssemblyView) -> _EpisodeWriter:
+        """The model as the episode's program writer; its answers are recorded in the episode's folder."""
+        return _EpisodeWriter(self, view.episode_dir / RECORDING_FILE)
 
-    def plan_assembly(self, episode: PlanningEpisode) -> AnswerTurn:
+    def plan_assembly(self, view: PlanningView) -> AnswerTurn:
         """Ask the model for its plan once (manual, initial view, answer format); recorded for replay."""
-        prompt = episode.prompt()
-        writer = _EpisodeWriter(self, episode.dir / RECORDING_FILE)
+        prompt = view.prompt()
+        writer = _EpisodeWriter(self, view.episode_dir / RECORDING_FILE)
         answer = writer.write(prompt)
         return AnswerTurn(
             text=answer.text, prompt_text=prompt.record_text(), tokens_in=answer.tokens_in,

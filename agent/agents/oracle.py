@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING
 
 from agent.agents.base import AnswerTurn
 from agent.agents.registry import register_agent
+from agent.agents.views import AssemblyView, PlanningView, target_of
 from agent.config import AgentConfig
+from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N
 from jarvis_sim.backends.mujoco.scene import SimConfig
 from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
 from jarvis_sim.lego.colors import color
@@ -21,10 +22,6 @@ from jarvis_sim.tasks.build_statics import press_point
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.hand import PAD, Obstacle, struck
 from skills.library.task import RELEASE_OPENING_MM
-
-if TYPE_CHECKING:
-    from agent.episodes.assembly import AssemblyEpisode
-    from agent.episodes.planning import PlanningEpisode
 
 MAX_TRIES = 3
 
@@ -186,7 +183,7 @@ def build_order(task: TaskSpec, leave_out_unbuildable: bool = False) -> list[tup
 
     def press_at(present: list[LatticeBrick], bid: str) -> tuple[float, float] | bool | None:
         return press_point(Assembly(present, baseplate=task.baseplate), bid, origin, task.baseplate,
-                           config.stud_clutch_n, config.press_n_per_stud)
+                           STUD_CLUTCH_N, config.seat_press_n)
 
     present = list(task.initial)
     order: list[tuple[int | None, str, bool]] = []
@@ -249,11 +246,10 @@ def _size(b: LatticeBrick) -> tuple[int, int]:
     return (max(b.spec.width, b.spec.depth), min(b.spec.width, b.spec.depth))
 
 
-@register_agent("oracle")
+@register_agent("oracle", privileged=True)
 class OracleAgent:
     """Privileged upper bound: one program written from the target, run in the sandbox."""
 
-    privileged = True
     leave_out_unbuildable = False  # build_order's choice: the careful oracle leaves statically unbuildable bricks out
 
     def __init__(self, config: AgentConfig):
@@ -261,17 +257,16 @@ class OracleAgent:
             raise ValueError("the oracle writes programs for the task-oriented library only (library='task')")
         self.config = config
 
-    def plan_assembly(self, episode: PlanningEpisode) -> AnswerTurn:
+    def plan_assembly(self, view: PlanningView) -> AnswerTurn:
         """The exact plan, written from the target (the planning table's ceiling)."""
-        return AnswerTurn(text=oracle_plan(episode.ground_truth_task()))
+        return AnswerTurn(text=oracle_plan(target_of(view, self.config.name)))
 
-    def run_assembly(self, episode: AssemblyEpisode) -> None:
-        """Write the program from the ground truth and run it once."""
-        program = oracle_program(episode.ground_truth_task(), self.leave_out_unbuildable)
-        episode.run_program(program, kind="attempt", response=program)
+    def assembly_programs(self, view: AssemblyView) -> list[str]:
+        """One program, written from the ground truth."""
+        return [oracle_program(target_of(view, self.config.name), self.leave_out_unbuildable)]
 
 
-@register_agent("careful_oracle")
+@register_agent("careful_oracle", privileged=True)
 class CarefulOracleAgent(OracleAgent):
     """The oracle that also reads the statics: it leaves out the bricks whose seating press would break the
     structure (and what rests on them) instead of trying them. It measures the skills where the task can be built;

@@ -11,12 +11,10 @@ from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import QuestionFamily
 
 
-@register_agent("scripted")
+@register_agent("scripted", privileged=True)
 class ScriptedAgent:
     """Answers by solving the item (search over its text representation, or from ground truth where the
-    family has no solver). Explicitly privileged: it is the ceiling every table reports."""
-
-    privileged = True
+    family has no solver). Registered as privileged: it is the ceiling every table reports."""
 
     def __init__(self, config: AgentConfig):
         self.config = config

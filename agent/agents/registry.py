@@ -1,4 +1,4 @@
-"""The agent registry: one name per agent kind; an unknown name lists the valid ones."""
+"""The agent registry: one name per agent kind, and which of them are privileged (see agent.agents.views)."""
 
 from __future__ import annotations
 
@@ -6,17 +6,30 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.config import AgentConfig
+from jarvis_sim.registry import Registry, UnknownName
 
-_AGENTS: dict[str, Callable[[AgentConfig], Any]] = {}
+AgentFactory = Callable[[AgentConfig], Any]
+
+AGENTS: Registry[AgentFactory] = Registry("agent", entry_point_group="jarvis.agents")
+_PRIVILEGED: set[str] = set()
+
+UnknownAgentError = UnknownName  # the one unknown-name error of every registry
 
 
-def register_agent(name: str) -> Callable[[Callable[[AgentConfig], Any]], Callable[[AgentConfig], Any]]:
-    """Decorator: register an agent factory (a class or function taking the AgentConfig)."""
+def register_agent(name: str, *, privileged: bool = False) -> Callable[[AgentFactory], AgentFactory]:
+    """Decorator: register an agent factory (a class or function taking the AgentConfig).
 
-    def deco(factory: Callable[[AgentConfig], Any]) -> Callable[[AgentConfig], Any]:
-        if name in _AGENTS:
+    `privileged=True` declares that the agent reads the task's target (an oracle, a scripted solver): only such
+    agents are given a privileged view. It is a declaration made here, in the registry, not a flag the agent
+    sets on itself.
+    """
+
+    def deco(factory: AgentFactory) -> AgentFactory:
+        if name in AGENTS:
             raise ValueError(f"agent {name!r} registered twice")
-        _AGENTS[name] = factory
+        AGENTS.add(name, factory)
+        if privileged:
+            _PRIVILEGED.add(name)
         return factory
 
     return deco
@@ -24,28 +37,19 @@ def register_agent(name: str) -> Callable[[Callable[[AgentConfig], Any]], Callab
 
 def agent_names() -> list[str]:
     """Registered agent names."""
-    return sorted(_AGENTS)
+    return AGENTS.names()
 
 
-def agent_factory(name: str) -> Callable[[AgentConfig], Any]:
+def is_privileged(name: str) -> bool:
+    """True for an agent registered as privileged."""
+    return name in _PRIVILEGED
+
+
+def agent_factory(name: str) -> AgentFactory:
     """The factory registered under a name (a class, for checking what kinds of task it can run)."""
-    try:
-        return _AGENTS[name]
-    except KeyError:
-        raise UnknownAgentError(f"unknown agent {name!r}; valid: {', '.join(agent_names())}") from None
-
-
-class UnknownAgentError(KeyError):
-    """An unknown agent name; the message lists the valid ones."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
+    return AGENTS.get(name)
 
 
 def make_agent(config: AgentConfig) -> Any:
     """Build the agent named in the config."""
-    try:
-        factory = _AGENTS[config.name]
-    except KeyError:
-        raise UnknownAgentError(f"unknown agent {config.name!r}; valid: {', '.join(agent_names())}") from None
-    return factory(config)
+    return AGENTS.get(config.name)(config)

@@ -9,11 +9,13 @@ from pathlib import Path
 import typer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-BENCH_DIR = REPO_ROOT / "tests" / "bench"
+# A wheel carries tests/bench as agent/cli/benchmarks (pyproject.toml); a checkout runs them in place.
+_INSTALLED = Path(__file__).resolve().parent / "benchmarks"
+BENCH_DIR = _INSTALLED if _INSTALLED.is_dir() else REPO_ROOT / "tests" / "bench"
 
 
 def available() -> list[str]:
-    """Benchmark names found in tests/bench/."""
+    """Benchmark names found in tests/bench/ (or the installed copy)."""
     return sorted(p.stem.removeprefix("bench_") for p in BENCH_DIR.glob("bench_*.py"))
 
 
@@ -30,6 +32,13 @@ def run_bench(name: str, args: list[str]) -> None:
     sys.argv = [str(script), *args]
     try:
         runpy.run_path(str(script), run_name="__main__")
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] != "tests":
+            raise
+        # Some benchmarks share the test suite's fakes, which only a checkout has.
+        raise typer.BadParameter(
+            f"benchmark {name!r} uses the repository's test helpers ({e.name}); run it from a checkout of the "
+            "repository (the installed package carries the benchmarks, not the test suite)") from e
     finally:
         sys.argv = old_argv
         for path in added:

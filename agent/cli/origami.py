@@ -31,18 +31,30 @@ def parse_precision(text: str) -> float | None:
 
 
 def check_file(path: Path, limits: CheckLimits | None = None, progress: bool = False,
-               noise: float | None = None) -> dict[str, object]:
+               noise: float | None = None, write_fold: Path | None = None) -> dict[str, object]:
     """The verifier's verdict on a .fold file as a JSON-ready dict (undecided past the limits).
 
-    `noise`: the coordinates' uncertainty (None: estimated from the file's digits; 0: exact).
+    `noise`: the coordinates' uncertainty (None: estimated from the file's digits; 0: exact). `write_fold`: where
+    to write the file back with the layer order found as FOLD faceOrders (only when it folds).
     """
+    from jarvis_sim.origami.fold_orders import write_with_face_orders
+
     cp = read_fold(path)
     out: dict[str, object] = {"file": str(path), "creases": cp.crease_count}
 
     def say(line: str) -> None:
         sys.stderr.write(f"{path.name}: {line}\n")
 
-    out.update(check(cp, limits=limits, progress=say if progress else None, noise=noise).to_json())
+    verdict = check(cp, limits=limits, progress=say if progress else None, noise=noise)
+    out.update(verdict.to_json())
+    if write_fold is not None:
+        if verdict.state is not None:
+            out["face_orders_written"] = str(write_with_face_orders(path, write_fold, cp, verdict.state))
+        else:
+            why = "it is undecided" if not verdict.decided else "no layer order exists" if verdict.global_checked \
+                else "the local rules fail, so no layer order was sought"
+            out["face_orders_written"] = None
+            out["face_orders_not_written"] = f"{write_fold} not written: {why}"
     return out
 
 
@@ -72,9 +84,17 @@ def register(app: typer.Typer) -> None:
     def check_cmd(
         file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a .fold file"),
         time_limit: float = typer.Option(CheckLimits.time_s, "--time-limit", min=0.1,
-                                         help="seconds for building the layer problem; past it: undecided"),
-        max_clauses: int = typer.Option(CheckLimits.max_clauses, "--max-clauses", min=1000,
-                                        help="largest layer problem attempted; past it: undecided"),
+                                         help="seconds for the global check, building and solving; past it: "
+                                              "undecided"),
+        memory_mb: int = typer.Option(CheckLimits.memory_mb, "--memory-mb", min=64,
+                                      help="memory for the layer problem (sets the largest attempted); past it: "
+                                           "undecided"),
+        max_clauses: int = typer.Option(None, "--max-clauses", min=1000,
+                                        help="largest layer problem attempted, in clauses, instead of what "
+                                             "--memory-mb allows"),
+        write_fold: Path = typer.Option(None, "--write-fold", dir_okay=False,
+                                        help="write the file back here with the layer order found as FOLD "
+                                             "faceOrders (when it folds)"),
         progress: bool = typer.Option(False, "--progress", help="print each stage of a long check to stderr"),
         precision: str = typer.Option(
             "auto", "--precision", metavar="auto|exact|NOISE",
@@ -84,11 +104,12 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print the verdict as JSON: foldable, violated rules with vertex and crease indices.
 
-        Exit status: 0 decided, 2 malformed file, 3 undecided (a limit was reached; the JSON says which).
+        Exit status: 0 decided, 2 malformed file, 3 undecided (a limit was reached; the JSON says which). The
+        default budget (120 s, 2 GiB) decides a layer problem of up to about 15 million clauses.
         """
         try:
-            verdict = check_file(file, CheckLimits(max_clauses=max_clauses, time_s=time_limit), progress,
-                                 parse_precision(precision))
+            limits = CheckLimits(time_s=time_limit, memory_mb=memory_mb, max_clauses=max_clauses)
+            verdict = check_file(file, limits, progress, parse_precision(precision), write_fold)
         except FoldFormatError as exc:
             sys.stdout.write(json.dumps({"file": str(file), "foldable": False, "error": str(exc)}) + "\n")
             raise typer.Exit(2) from None

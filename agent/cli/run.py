@@ -10,7 +10,8 @@ import typer
 from tqdm import tqdm
 
 from agent.config import AgentConfig, Budget
-from agent.runs.batch import RunProgress, run_batch
+from agent.runs.batch import run_batch
+from agent.runs.progress import RunProgress
 from agent.runs.run_store import RunConfig, RunDirError
 from agent.runs.style_study import run_style_study, study_styles
 from jarvis_sim.manuals.styles import UnknownStyleError

@@ -23,12 +23,12 @@ MethodProvider = Callable[[Library, str], Mapping[str, Callable[..., Any]]]  # (
 
 def scene_methods(library: Library, task_id: str = "") -> Mapping[str, Callable[..., Any]]:
     """The skills of a library bound to a real MuJoCo scene of a task (default: the first jarvis-mini task)."""
-    from jarvis_sim.backends.base import make_backend
+    from jarvis_sim.backends.registry import make_backend
     from jarvis_sim.tasks.registry import load_task
     from jarvis_sim.tasks.spec import TaskSpec
     from jarvis_sim.tasks.suites import load_suite
     from skills.context import SkillContext
-    from skills.registry import bind
+    from skills.libraries import bind
 
     task = load_task(task_id) if task_id else load_suite("jarvis-mini")[0]
     if not isinstance(task, TaskSpec):

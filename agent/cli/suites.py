@@ -51,4 +51,5 @@ def register(app: typer.Typer) -> None:
                 size = f"{r['tasks']:>6}" if r["available"] else "     -"
                 typer.echo(f"{r['family']:<10} {r['name']:<40} {size}  {r['description']}")
         if hidden and not as_json:
-            typer.echo(f"({hidden} suites hidden: their data is not installed; --all lists them with the reason)")
+            typer.echo(f"({hidden} suites hidden: their data is not installed here, or they hold no tasks; --all "
+                       "lists them with the reason)")

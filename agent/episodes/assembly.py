@@ -13,14 +13,21 @@ from typing import Any
 
 import numpy as np
 
+from agent.agents import make_agent
+from agent.agents.base import ProgramWritingAgent, ScriptedAssemblyAgent
+from agent.agents.registry import is_privileged
+from agent.agents.views import AssemblyView, Budgets, PrivilegedAssemblyView
+from agent.config import SafetyNetTripped
 from agent.episodes.final_views import capture_final_views
 from agent.episodes.job import EpisodeError, EpisodeJob, now_iso
+from agent.episodes.modes import ModeRunner
 from agent.episodes.placements import PlacementWatch
 from agent.episodes.progress import report
 from agent.llm.deadline import episode_deadline
 from agent.sandbox import Sandbox, SandboxLimits, SandboxResult, SkillServer
 from evaluator.episode import score_episode
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.provenance import PlannerInfo
 from jarvis_sim.provenance import collect as collect_provenance
@@ -29,8 +36,9 @@ from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import seeded_scene
 from skills.context import SkillContext
 from skills.errors import BudgetExceeded
-from skills.motion import MotionPlanner, make_planner
-from skills.registry import bind
+from skills.libraries import bind
+from skills.motion import MotionPlanner
+from skills.planners.registry import make_planner
 from skills.stored import StoredBytes
 
 SIM_BUDGET_FACTOR = 3.0  # the episode stops at 3x the task's time budget; the penalty starts at 1x
@@ -50,7 +58,7 @@ class AssemblyEpisode:
         report(self.progress, "loading", rounds_total=job.budget.rounds, steps_total=len(task.manual_steps),
                steps_done=0)
         motion: MotionPlanner | None = None
-        remote: Any = backend if hasattr(backend, "invoke_skill") else None  # skills/ros/client.py: RosBackend
+        remote: Any = backend if hasattr(backend, "invoke_skill") else None  # jarvis_sim/backends/ros/client.py: RosBackend
         if remote is not None:  # the skills run next to a remote simulator, with the planner named here
             remote.planner = job.agent.planner
             remote.load(task, seed=job.agent.seed)
@@ -74,7 +82,9 @@ class AssemblyEpisode:
 
             self.ctx.sensor, self.ctx.sensor_rng = SensorModel(), np.random.default_rng(job.agent.seed)
         self.methods = bind(job.agent.library, self.ctx)
-        self.sandbox = sandbox or Sandbox(SandboxLimits(wall_s=budget.program_wall_s, max_calls=budget.skill_calls))
+        # Wall clock is a safety net only (agent.config.Budget): generous, scaled to the simulated budget.
+        self.program_net_s = budget.program_net_s(max_sim)
+        self.sandbox = sandbox or Sandbox(SandboxLimits(wall_s=self.program_net_s, max_calls=budget.skill_calls))
         self._own_sandbox = sandbox is None
         self.rounds: list[RoundRecord] = []
         self.tokens = TokenAccount()
@@ -117,7 +127,7 @@ class AssemblyEpisode:
 
     def api_text(self) -> str:
         """The skill library's API section for the prompt."""
-        from skills.registry import api_text
+        from skills.libraries import api_text
 
         return api_text(self.job.agent.library)
 
@@ -149,11 +159,13 @@ class AssemblyEpisode:
 
         self.ctx.on_call = on_call
         report(self.progress, "executing", round=len(self.rounds) + 1)
-        # A program gets its own wall limit, but never more than what is left of the episode's.
+        # A program gets its own wall-clock safety net, but never more than what is left of the episode's.
         budget = self.job.budget
-        left = budget.wall_s - (t0 - self.t0)
+        net = self.program_net_s
+        if budget.wall_s is not None:
+            net = min(net, budget.wall_s - (t0 - self.t0))
         try:
-            result = self.sandbox.run(code, server, wall_s=min(budget.program_wall_s, left))
+            result = self.sandbox.run(code, server, wall_s=net)
         finally:
             self.ctx.on_call = previous
         calls = self.ctx.calls[first_call:]
@@ -172,6 +184,12 @@ class AssemblyEpisode:
         self.tokens.output += tokens_out
         self.tokens.cost_usd += cost_usd
         self._round_done(record)
+        if result.outcome == "timeout" and result.error_kind == "wall_clock":
+            # The machine, not the agent, ran out: the round stays in the record, the episode is not scored.
+            raise SafetyNetTripped(
+                f"the program's wall-clock safety net ({net:g} s) tripped at {record.sim_time_s:.1f} s of simulated "
+                f"time in round {record.index + 1}: the machine was too slow or the simulator hung; raise "
+                "budget.program_wall_s (or budget.wall_s) on a machine this slow")
         return record
 
     def _round_done(self, record: RoundRecord) -> None:
@@ -203,12 +221,40 @@ class AssemblyEpisode:
 
     # --- privileged ------------------------------------------------------------------------------
     def ground_truth_task(self) -> TaskSpec:
-        """The full TaskSpec, targets included: for evaluators and agents explicitly labelled oracle."""
+        """The full TaskSpec, targets included: for the harness's own judgements, never handed to an agent."""
         return self.task
 
+    def view(self, privileged: bool) -> AssemblyView:
+        """What the agent is given: the public task, manual, API, budgets, observations; the target only if
+        the agent is registered as privileged."""
+        budget = self.job.budget
+        common: dict[str, Any] = dict(
+            task_id=self.task.id, public_task=self.task.public_view(), library=self.job.agent.library,
+            api=self.api_text(), episode_dir=self.dir, manual_images=self.manual_images,
+            observe=self.observation_image,
+            budgets=Budgets(rounds=budget.rounds, skill_calls=budget.skill_calls, wall_s=budget.wall_s,
+                            sim_s=self.ctx.max_sim_s - self.sim_start if self.ctx.max_sim_s is not None else 0.0),
+        )
+        return PrivilegedAssemblyView(**common, target=self.task) if privileged else AssemblyView(**common)
+
+    def drive(self, agent: ProgramWritingAgent | ScriptedAssemblyAgent) -> None:
+        """Run the agent's programs: the paper's modes for a program writer, one after another for a script."""
+        view = self.view(privileged=is_privileged(self.job.agent.name))
+        if isinstance(agent, ProgramWritingAgent):
+            writer = agent.program_writer(view)
+            try:
+                ModeRunner(self, writer, self.job.agent).run()
+            finally:
+                # The episode's tally is the model's own account: every answer, cached ones and retries included.
+                self.tokens = writer.usage()
+            return
+        for program in agent.assembly_programs(view):
+            self.run_program(program, kind="attempt", response=program)
+
     # --- ending ----------------------------------------------------------------------------------
-    def finish(self, status: str = "done", error: str | None = None) -> EpisodeRecord:
-        """Score the final ground truth and build the record (idempotent)."""
+    def finish(self, status: str = "done", error: str | None = None, infrastructure: bool = False) -> EpisodeRecord:
+        """Score the final ground truth and build the record (idempotent). An infrastructure failure (a safety
+        net tripped) is recorded as failed and left unscored."""
         if self.finished is not None:
             return self.finished
         report(self.progress, "scoring")
@@ -223,9 +269,10 @@ class AssemblyEpisode:
                             sim_time_s=elapsed, budget_s=self.task.time_budget_s),
             tokens=self.tokens, provenance=collect_provenance(self.backend), planner=self.planner,
             final_views=capture_final_views(self.backend, self.ctx.camera, self.task, state, self.dir),
+            infrastructure_failure=infrastructure,
         )
         # The same code path as offline re-scoring (jarvis score RUN_DIR).
-        self.finished = score_episode(record, self.task)
+        self.finished = record if infrastructure else score_episode(record, self.task)
         return self.finished
 
     def close(self) -> None:
@@ -257,11 +304,8 @@ def feedback_text(result: SandboxResult, calls: list[SkillCallRecord]) -> str:
 
 def run_assembly_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, runtime: Any) -> EpisodeRecord:
     """Run a whole assembly episode with a built-in agent."""
-    from agent.agents import make_agent
-    from agent.agents.base import AssemblyAgent
-
     agent = make_agent(job.agent)
-    if not isinstance(agent, AssemblyAgent):
+    if not isinstance(agent, ProgramWritingAgent | ScriptedAssemblyAgent):
         raise EpisodeError(f"agent {job.agent.name!r} cannot run assembly tasks")
     # A worker's runtime owns a reused simulator; without one, this call starts and frees its own.
     backend = runtime.backend() if runtime is not None else make_backend("mujoco")
@@ -269,8 +313,10 @@ def run_assembly_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
     try:
         # The wall budget also ends a model call in flight (agent.llm.deadline), not only between rounds.
         with episode_deadline(job.budget.wall_s - (time.perf_counter() - episode.t0)):
-            agent.run_assembly(episode)
+            episode.drive(agent)
         return episode.finish()
+    except SafetyNetTripped as exc:
+        return episode.finish(status="failed", error=f"infrastructure failure: {exc}", infrastructure=True)
     except Exception as exc:
         return episode.finish(status="failed", error=f"{type(exc).__name__}: {exc}")
     finally:
@@ -303,6 +349,9 @@ class _InteractiveAssembly:
 
     def finish(self) -> EpisodeRecord:
         return self.episode.finish()
+
+    def fail_infrastructure(self, message: str) -> EpisodeRecord:
+        return self.episode.finish(status="failed", error=f"infrastructure failure: {message}", infrastructure=True)
 
     def close(self) -> None:
         self.episode.close()

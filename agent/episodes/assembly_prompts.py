@@ -12,16 +12,14 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from agent.episodes.observation import SceneView, camera_calibration, descriptor_table
+from agent.episodes.observation import LiveScene, SceneView, camera_calibration, descriptor_table
 from agent.llm.prompts import Prompt, image_marker, load_template
 from agent.sandbox.builtins_table import SAFE_BUILTIN_NAMES
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
-
-if TYPE_CHECKING:
-    from agent.episodes.assembly import AssemblyEpisode
+from jarvis_sim.tasks.spec import TaskSpec
 
 MAX_PREVIOUS_CODE_CHARS = 6000
 
@@ -57,10 +55,21 @@ def task_summary(view: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+class ShownEpisode(LiveScene, Protocol):
+    """What the prompts show of an episode: the scene, the task's public view, the API and the manual."""
+
+    @property
+    def task(self) -> TaskSpec: ...
+
+    def api_text(self) -> str: ...
+
+    def manual_images(self, style: str | None = None) -> list[Path]: ...
+
+
 class AssemblyPrompts:
     """Renders the system and user prompts of one assembly episode."""
 
-    def __init__(self, episode: AssemblyEpisode, *, library: str, observation: str, manual_style: str,
+    def __init__(self, episode: ShownEpisode, *, library: str, observation: str, manual_style: str,
                  experience: str | None = None):
         self.episode = episode
         self.library, self.observation_kind = library, observation

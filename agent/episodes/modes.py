@@ -12,8 +12,8 @@
   by the harness from ground truth (the evaluator's completion and validity) and reaches the writer as
   one bit ("the attempt did not produce the structure"), never as scores or targets.
 
-Every mode stops when the budget runs out: reasoning rounds (model calls), skill calls, wall time or
-simulated time. An answer without code is recorded as a round with outcome 'no_code'; in the closed
+Every mode stops when a scored budget runs out: reasoning rounds (model calls), skill calls or simulated
+time. Wall time is only a safety net: a trip ends the episode as an infrastructure failure, never scored. An answer without code is recorded as a round with outcome 'no_code'; in the closed
 loop the writer is told and asked again, but two such answers in a row end the episode.
 """
 
@@ -22,42 +22,40 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any, Protocol, cast
 
-from agent.config import AgentConfig
-from agent.episodes.assembly_prompts import AssemblyPrompts, PreviousProgram
+from agent.agents.base import ProgramWriter
+from agent.config import AgentConfig, SafetyNetTripped
+from agent.episodes.assembly_prompts import AssemblyPrompts, PreviousProgram, ShownEpisode
+from agent.episodes.job import EpisodeJob
 from agent.episodes.memory import ExecutionMemory
 from agent.episodes.observation import SceneView, capture, captured_images
 from agent.llm.code_extract import extract_code
 from agent.llm.errors import EpisodeDeadlineError
-from agent.llm.prompts import Prompt
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
-from jarvis_sim.records import RoundRecord
-
-if TYPE_CHECKING:
-    from agent.episodes.assembly import AssemblyEpisode
+from jarvis_sim.records import RoundRecord, TokenAccount
+from jarvis_sim.tasks.spec import TaskSpec
 
 MAX_NO_CODE_IN_A_ROW = 2
 _DONE = re.compile(r"^\W*done\W*$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class WrittenAnswer:
-    """A writer's answer to one prompt, with what it cost."""
+class RunningEpisode(ShownEpisode, Protocol):
+    """What the modes drive: an assembly episode (agent.episodes.assembly) that runs programs and keeps rounds."""
 
-    text: str
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float = 0.0
+    job: EpisodeJob
+    rounds: list[RoundRecord]
+    tokens: TokenAccount
+    t0: float
 
+    def run_program(self, code: str, *, kind: str = "attempt", prompt_text: str = "", response: str = "",
+                    prompt_images: list[str] | None = None, tokens_in: int = 0, tokens_out: int = 0,
+                    cost_usd: float = 0.0, pause_after_placement: bool = False) -> RoundRecord: ...
 
-class ProgramWriter(Protocol):
-    """Whatever answers prompts with programs (the llm and replay agents)."""
+    def record_round(self, record: RoundRecord) -> None: ...
 
-    def write(self, prompt: Prompt) -> WrittenAnswer:
-        """Answer one prompt."""
+    def ground_truth_task(self) -> TaskSpec: ...
 
 
 def says_done(text: str) -> bool:
@@ -65,7 +63,7 @@ def says_done(text: str) -> bool:
     return any(_DONE.match(line) for line in text.splitlines())
 
 
-def build_matches_manual(episode: AssemblyEpisode) -> bool:
+def build_matches_manual(episode: RunningEpisode) -> bool:
     """The harness's success signal: every target brick complete and valid, no initial brick disturbed."""
     from evaluator.assembly import score_assembly  # scipy: imported when a reflection round needs it
 
@@ -79,18 +77,19 @@ def build_matches_manual(episode: AssemblyEpisode) -> bool:
 class BudgetGuard:
     """Which of the episode's budgets, if any, is spent (checked before each reasoning step)."""
 
-    def __init__(self, episode: AssemblyEpisode, started: float):
+    def __init__(self, episode: RunningEpisode, started: float):
         self.episode, self.started = episode, started
 
     def spent(self) -> str | None:
-        """A reason to stop, or None."""
+        """A reason to stop, or None; raises SafetyNetTripped past the episode's wall-clock safety net."""
         ep, budget = self.episode, self.episode.job.budget
         if len(ep.rounds) >= budget.rounds:
             return f"round budget ({budget.rounds}) spent"
         if len(ep.ctx.calls) >= ep.ctx.max_calls:
             return f"skill-call budget ({ep.ctx.max_calls}) spent"
-        if time.perf_counter() - self.started >= budget.wall_s:
-            return f"wall-time budget ({budget.wall_s:.0f} s) spent"
+        if budget.wall_s is not None and time.perf_counter() - self.started >= budget.wall_s:
+            raise SafetyNetTripped(f"the episode's wall-clock safety net ({budget.wall_s:g} s) tripped after "
+                                   f"{len(ep.rounds)} round(s): the machine or the model provider was too slow")
         if ep.ctx.max_sim_s is not None and ep.backend.sim_time_s >= ep.ctx.max_sim_s:
             return "simulated-time budget spent"
         return None
@@ -99,12 +98,12 @@ class BudgetGuard:
 class ModeRunner:
     """Runs one assembly episode in the configured mode."""
 
-    def __init__(self, episode: AssemblyEpisode, writer: ProgramWriter, config: AgentConfig,
-                 experience: str | None = None, on_stop: Callable[[str], None] | None = None):
+    def __init__(self, episode: RunningEpisode, writer: ProgramWriter, config: AgentConfig,
+                 on_stop: Callable[[str], None] | None = None):
         self.episode, self.writer, self.config = episode, writer, config
         self.prompts = AssemblyPrompts(
             episode, library=config.library, observation=config.observation, manual_style=config.manual_style,
-            experience=experience,
+            experience=writer.experience,
         )
         bricks = cast(list[dict[str, Any]], episode.task.public_view()["action_bricks"])
         sizes = set()

@@ -16,7 +16,6 @@ from jarvis_sim.records import SkillCallRecord
 from skills.types import BrickDescriptor
 
 if TYPE_CHECKING:
-    from agent.episodes.assembly import AssemblyEpisode
     from jarvis_sim.backends.base import Backend, CameraFrame
     from skills.context import SkillContext
 
@@ -91,7 +90,7 @@ def capture(episode: LiveScene, kind: str, tag: str, rgb_name: str | None = None
     return view
 
 
-def captured_images(episode: AssemblyEpisode, calls: list[SkillCallRecord], limit: int = 2) -> list[tuple[str, str]]:
+def captured_images(episode: LiveScene, calls: list[SkillCallRecord], limit: int = 2) -> list[tuple[str, str]]:
     """Images a program took with capture_images(), promised to the agent in its next prompt (last `limit`)."""
     from PIL import Image
 

@@ -14,14 +14,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.agents.base import AnswerTurn
+from agent.agents import make_agent
+from agent.agents.base import AnswerTurn, PlanningAgent
+from agent.agents.registry import is_privileged
+from agent.agents.views import PlanningView, PrivilegedPlanningView
 from agent.episodes.job import EpisodeError, EpisodeJob, now_iso
 from agent.episodes.observation import camera_calibration, capture, descriptor_table
 from agent.episodes.progress import report
 from agent.llm.deadline import episode_deadline
 from agent.llm.prompts import Prompt, image_marker, load_template
 from evaluator.episode import score_episode
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
 from jarvis_sim.provenance import collect as collect_provenance
@@ -59,8 +63,15 @@ class PlanningEpisode:
         self.shown: Prompt | None = None  # the prompt the agent was given, if it asked for one
 
     def ground_truth_task(self) -> TaskSpec:
-        """The full TaskSpec, targets included: for evaluators and agents explicitly labelled oracle."""
+        """The full TaskSpec, targets included: for the harness's own judgements, never handed to an agent."""
         return self.task
+
+    def view(self, privileged: bool) -> PlanningView:
+        """What the agent is given: the episode's one prompt; the target only if it is registered as privileged."""
+        if privileged:
+            return PrivilegedPlanningView(task_id=self.task.id, episode_dir=self.dir, prompt=self.prompt,
+                                          target=self.task)
+        return PlanningView(task_id=self.task.id, episode_dir=self.dir, prompt=self.prompt)
 
     def manual_pages(self) -> list[str]:
         """The manual pages copied into the episode directory (rendered under the LEGO task's id, cached)."""
@@ -133,9 +144,6 @@ class PlanningEpisode:
 
 def run_planning_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, runtime: Any) -> EpisodeRecord:
     """Show the task, ask the agent for its plan once, score the plan."""
-    from agent.agents import make_agent
-    from agent.agents.base import PlanningAgent
-
     agent = make_agent(job.agent)
     if not isinstance(agent, PlanningAgent):
         raise EpisodeError(f"agent {job.agent.name!r} cannot answer planning tasks")
@@ -146,7 +154,7 @@ def run_planning_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
         episode = PlanningEpisode(job, task, backend, episode_dir)
         report(job.progress, "answering")
         with episode_deadline(job.budget.wall_s - (time.perf_counter() - t0)):  # ends a model call in flight
-            turn = agent.plan_assembly(episode)
+            turn = agent.plan_assembly(episode.view(privileged=is_privileged(job.agent.name)))
         report(job.progress, "scoring", rounds_done=1)
         return episode.record(turn, started, time.perf_counter() - t0)
     finally:

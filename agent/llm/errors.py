@@ -6,6 +6,8 @@ on a vendor's exception tree. Messages are scrubbed of credentials before they a
 
 from __future__ import annotations
 
+from jarvis_sim.registry import UnknownName
+
 
 class LLMError(Exception):
     """Base of every error raised by agent.llm."""
@@ -15,12 +17,15 @@ class ModelStringError(LLMError, ValueError):
     """A model string that cannot be parsed; the message shows the expected forms."""
 
 
-class UnknownProviderError(ModelStringError):
+class UnknownProviderError(ModelStringError, UnknownName):
     """A model string naming a provider nobody registered; the message lists the valid ones."""
 
     def __init__(self, name: str, valid: list[str]):
-        super().__init__(f"unknown LLM provider {name!r}; valid: {', '.join(valid)}")
-        self.name, self.valid = name, valid
+        UnknownName.__init__(self, "LLM provider", name, valid)
+        self.valid = self.known
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class MissingCredentialError(LLMError):

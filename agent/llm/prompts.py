@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.llm import ChatMessage, ChatRequest, ImagePart, TextPart
+from jarvis_sim.paths import asset_path
 
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "assets" / "prompts"
+PROMPTS_DIR = asset_path("prompts")
 IMAGE_MARKER = re.compile(r"<<image:([^<>\n]+)>>")
 _SECTION = re.compile(r"^\[([a-z_][a-z0-9_]*)\]\s*$", re.MULTILINE)
 

@@ -13,8 +13,11 @@ from typing import TypeVar
 
 from agent.llm.errors import ModelStringError, UnknownProviderError
 from agent.llm.provider import ChatProvider, ModelSpec, ProviderSettings
+from jarvis_sim.registry import Registry
 
-_PROVIDERS: dict[str, type[ChatProvider]] = {}
+# Outside packages add providers through the `jarvis.llm_providers` entry points (a ChatProvider subclass each).
+PROVIDERS: Registry[type[ChatProvider]] = Registry("LLM provider", entry_point_group="jarvis.llm_providers",
+                                                  unknown=UnknownProviderError)
 
 P = TypeVar("P", bound=type[ChatProvider])
 
@@ -25,10 +28,10 @@ def register_provider(name: str) -> Callable[[P], P]:
         raise ValueError(f"provider name {name!r} must be non-empty, without colons or spaces")
 
     def decorate(cls: P) -> P:
-        if name in _PROVIDERS and _PROVIDERS[name] is not cls:
-            raise ValueError(f"LLM provider {name!r} is already registered by {_PROVIDERS[name].__qualname__}")
+        if name in PROVIDERS.names() and (known := PROVIDERS.get(name)) is not cls:
+            raise ValueError(f"LLM provider {name!r} is already registered by {known.__qualname__}")
         cls.name = name
-        _PROVIDERS[name] = cls
+        PROVIDERS.add(name, cls)
         return cls
 
     return decorate
@@ -36,15 +39,12 @@ def register_provider(name: str) -> Callable[[P], P]:
 
 def provider_names() -> list[str]:
     """Registered provider names, sorted."""
-    return sorted(_PROVIDERS)
+    return PROVIDERS.names()
 
 
 def provider_class(name: str) -> type[ChatProvider]:
     """The class registered under `name`; unknown names raise UnknownProviderError listing the valid ones."""
-    try:
-        return _PROVIDERS[name]
-    except KeyError:
-        raise UnknownProviderError(name, provider_names()) from None
+    return PROVIDERS.get(name)
 
 
 def parse_model_string(model_string: str) -> ModelSpec:
@@ -75,5 +75,5 @@ def build_provider(model_string: str, settings: ProviderSettings | None = None) 
 
 def credential_env_names() -> list[str]:
     """Environment variables the registered providers read keys from (to keep out of sandboxes)."""
-    names = {getattr(cls, "default_key_env", None) for cls in _PROVIDERS.values()}
+    names = {getattr(cls, "default_key_env", None) for _, cls in PROVIDERS.items()}
     return sorted(n for n in names if isinstance(n, str) and n)

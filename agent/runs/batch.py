@@ -12,45 +12,20 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from agent.episodes.job import EpisodeJob
 from agent.runs.prerequisites import run_in_waves
+from agent.runs.progress import RunProgress
 from agent.runs.run_store import RunConfig, RunDirectory
-from agent.runs.worker import WorkerRuntime, init_process, run_in_process
-from jarvis_sim.records import EpisodeRecord, Timings
+from agent.runs.worker import WorkerRuntime, init_process, lost_record, run_in_process
+from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.registry import suite_task_ids
 
 log = logging.getLogger(__name__)
 
 Executor = Literal["local", "ray"]
-
-
-@dataclass
-class RunProgress:
-    """Live counters of a run, for progress bars and the server."""
-
-    total: int
-    skipped: int = 0
-    done: int = 0
-    failed: int = 0
-    score_sum: float = 0.0
-    started: float = 0.0
-
-    @property
-    def mean_score(self) -> float:
-        """Running mean soft score over finished episodes."""
-        return self.score_sum / self.done if self.done else 0.0
-
-    def eta_s(self) -> float | None:
-        """Estimated seconds left."""
-        finished = self.done + self.failed
-        if not finished:
-            return None
-        rate = (time.perf_counter() - self.started) / finished
-        return rate * (self.total - self.skipped - finished)
 
 
 def listed_task_ids(config: RunConfig) -> list[str]:
@@ -86,17 +61,6 @@ def pending_jobs(config: RunConfig, run: RunDirectory) -> tuple[list[EpisodeJob]
         jobs.append(EpisodeJob(task_id=task_id, agent=config.agent, budget=config.budget, suite=config.suite,
                                task=None if spec is None else spec.model_dump(mode="json")))
     return jobs, skipped
-
-
-def lost_record(job: EpisodeJob, reason: str) -> EpisodeRecord:
-    """A failed record for an episode whose worker died before it could report (so it is never lost)."""
-    from agent.episodes.job import now_iso
-
-    return EpisodeRecord(
-        episode_id=job.episode_id, task_id=job.task_id, family=job.task_id.split("/", 1)[0], suite=job.suite,
-        agent=job.agent.model_dump(), seed=job.agent.seed, status="failed", error=reason,
-        timings=Timings(started_at=now_iso(), finished_at=now_iso()),
-    )
 
 
 def _local_results(

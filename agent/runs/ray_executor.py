@@ -46,7 +46,7 @@ def ray_results(
     An actor that dies (its node lost, its process killed) is replaced; the episode it was running is
     recorded as failed with the reason, never dropped.
     """
-    from agent.runs.batch import lost_record
+    from agent.runs.worker import lost_record
 
     ray = _import_ray()
     if not ray.is_initialized():

@@ -41,7 +41,7 @@ def one_per_episode(records: list[EpisodeRecord]) -> list[EpisodeRecord]:
 
 def add_cached_floors(data: RunData, summary: RunSummary) -> None:
     """Put the floors (agent.runs.floors) cached for a run's tasks and seed into its summary, or say they are missing."""
-    from agent.runs.floors import cached_floors, needs_floors
+    from agent.runs.floors import cached_floors, floor_task_ids, needs_floors
     from agent.runs.run_store import RunConfig
     from evaluator.run_dir import read_run_dir
     from evaluator.summary import floor_row
@@ -52,13 +52,24 @@ def add_cached_floors(data: RunData, summary: RunSummary) -> None:
         config = None
     if config is None or not needs_floors(config):
         return
+    left_out = []
     for name, path in cached_floors(config).items():
         floor = read_run_dir(path, strict=False)
         floor.records = latest_per_task(list(floor.records))
+        # A floor is a measurement: one whose episodes failed or are missing is left out with the reason, never
+        # shown as a row of zeros (a failed floor episode is retried by the next run, so nothing bad stays cached).
+        failed = [r for r in floor.records if r.status != "done"]
+        missing = len(set(floor_task_ids(config))) - len({r.task_id for r in floor.records})
+        if failed or missing > 0:
+            why = f"{len(failed)} of its episodes failed" + (f" ({failed[0].error})" if failed and failed[0].error else "")
+            if missing > 0:
+                why = f"{missing} of the run's tasks have no episode" + (f", {why}" if failed else "")
+            left_out.append(f"`{name}` left out: {why}.")
+            continue
         summary.floors[name] = floor_row(floor)
     if len(summary.floors) < 2:
-        summary.floors_note = ("Floors not run for these tasks and seed yet: rerun the run's `jarvis run` command "
-                               "without `--no-floors` to add them.")
+        summary.floors_note = " ".join([*left_out, "Floors not run for these tasks and seed yet: rerun the run's "
+                                        "`jarvis run` command without `--no-floors` to add them."])
 
 
 def finish_run(run: RunDirectory, per_episode: bool = False) -> dict[str, Any]:

@@ -10,10 +10,12 @@ import logging
 from pathlib import Path
 from typing import Any, Literal
 
-from agent.episodes.job import EpisodeJob, run_episode
+from agent.episodes.job import EpisodeJob, now_iso
+from agent.episodes.run import run_episode
 from agent.runs.run_store import claim_episode_dir
-from jarvis_sim.backends.base import Backend, make_backend
-from jarvis_sim.records import EpisodeRecord
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
+from jarvis_sim.records import EpisodeRecord, Timings
 
 log = logging.getLogger(__name__)
 
@@ -72,3 +74,12 @@ def run_in_process(job_obj: dict[str, Any], run_root: str) -> str:
         init_process("mujoco")
     assert _PROCESS_RUNTIME is not None
     return _PROCESS_RUNTIME.run(EpisodeJob.from_json_obj(job_obj), Path(run_root), "task").model_dump_json()
+
+
+def lost_record(job: EpisodeJob, reason: str) -> EpisodeRecord:
+    """A failed record for an episode whose worker died before it could report (so it is never lost)."""
+    return EpisodeRecord(
+        episode_id=job.episode_id, task_id=job.task_id, family=job.task_id.split("/", 1)[0], suite=job.suite,
+        agent=job.agent.model_dump(), seed=job.agent.seed, status="failed", error=reason,
+        timings=Timings(started_at=now_iso(), finished_at=now_iso()),
+    )

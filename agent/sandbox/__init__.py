@@ -5,11 +5,11 @@
 
 from agent.sandbox.layers import LayerReport
 from agent.sandbox.limits import SandboxLayers, SandboxLimits
-from agent.sandbox.result import Outcome, SandboxResult, SkillCall
+from agent.sandbox.result import SandboxResult
 from agent.sandbox.runner import Sandbox, run_program
 from agent.sandbox.server import SkillServer
 
 __all__ = [
-    "LayerReport", "Outcome", "Sandbox", "SandboxLayers", "SandboxLimits", "SandboxResult", "SkillCall",
+    "LayerReport", "Sandbox", "SandboxLayers", "SandboxLimits", "SandboxResult",
     "SkillServer", "run_program",
 ]

@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# 'paused' is the host's choice (it stopped the program after a skill call, e.g. after each placement
-# when reflecting at placement granularity); a child can never claim it.
-Outcome = Literal["ok", "policy_violation", "skill_error", "timeout", "resource_limit", "error", "paused"]
-
-
-class SkillCall(BaseModel):
-    """One skill call the program made, as the skill server saw it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    method: str
-    params: dict[str, Any]
-    ok: bool
-    result: Any = None
-    error_kind: str | None = None
-    error_message: str | None = None
-    duration_s: float = 0.0
+from jarvis_sim.records import Outcome, SkillCallRecord
 
 
 class SandboxResult(BaseModel):
@@ -30,12 +14,12 @@ class SandboxResult(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    outcome: Outcome
+    outcome: Outcome  # never 'no_code' (that is a round without a program); 'paused' only by the host's choice
     line: int | None = Field(default=None, description="1-based line of the program where it stopped, if known.")
     message: str = ""
     error_kind: str | None = Field(default=None, description="Skill error kind, exception type or limit name.")
     stdout: str = ""
-    calls: list[SkillCall] = Field(default_factory=list)
+    calls: list[SkillCallRecord] = Field(default_factory=list)
     wall_s: float = 0.0
     layers: list[str] = Field(default_factory=list, description="Isolation layers active for this run.")
     host_detail: str | None = None

@@ -30,8 +30,9 @@ from agent.sandbox import protocol
 from agent.sandbox.layers import HostSupport, LayerReport, detect
 from agent.sandbox.limits import SandboxLayers, SandboxLimits
 from agent.sandbox.reaper import reap_orphans
-from agent.sandbox.result import Outcome, SandboxResult
+from agent.sandbox.result import SandboxResult
 from agent.sandbox.server import SandboxFault, SkillServer
+from jarvis_sim.records import Outcome
 from jarvis_sim.text import storable, storable_json, text_problem
 
 # Sources the child needs, in dependency order; the child builds them as modules from stdin.
@@ -92,7 +93,9 @@ log = logging.getLogger(__name__)
 
 
 def _module_sources(pyseccomp_source: str | None) -> list[tuple[str, str | None]]:
-    out: list[tuple[str, str | None]] = [("agent", None), ("agent.sandbox", None)]
+    # the child's empty parent packages (named, not imported: the child builds only the modules below)
+    package = __name__.rpartition(".")[0]
+    out: list[tuple[str, str | None]] = [(package.partition(".")[0], None), (package, None)]
     for name in CHILD_MODULES:
         out.append((name, inspect.getsource(importlib.import_module(name))))
     if pyseccomp_source is not None:

@@ -20,7 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from agent.sandbox import protocol
-from agent.sandbox.result import Outcome, SkillCall
+from jarvis_sim.records import Outcome, SkillCallRecord
 from skills.stored import clip
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ class SkillServer:
         self.max_argument_bytes = max_argument_bytes
         # Asked after every answered call; a message ends the program there with outcome 'paused'.
         self.pause_after = pause_after
-        self.calls: list[SkillCall] = []
+        self.calls: list[SkillCallRecord] = []
 
     @staticmethod
     def _describe(name: str, fn: Callable[..., Any]) -> _Method:
@@ -127,7 +127,7 @@ class SkillServer:
         if "result" in reply and protocol.too_deep(line, reply["result"]):
             record = self.calls[-1]
             record.ok, record.result = False, None
-            message = f"{record.method}() returned a result nested deeper than {protocol.MAX_DEPTH} levels"
+            message = f"{record.name}() returned a result nested deeper than {protocol.MAX_DEPTH} levels"
             line = protocol.encode(self._too_deep(record, reply["id"], message))
         if len(line) > self.max_message_bytes:
             raise SandboxFault(
@@ -153,23 +153,23 @@ class SkillServer:
                 "resource_limit", f"more than {self.max_calls} skill calls in one program", "max_calls"
             )
         started = time.perf_counter()
-        record = SkillCall(method=spec.name, params={str(k)[:100]: clip(v) for k, v in params.items()}, ok=False)
+        record = SkillCallRecord(name=spec.name, args={str(k)[:100]: clip(v) for k, v in params.items()}, ok=False)
         self.calls.append(record)
         if size > self.max_argument_bytes:
             # Refused at the boundary: no skill (and no record) ever holds an argument this large.
             message = (f"{spec.name}(): the call's arguments are {size} bytes, above this sandbox's limit of "
                        f"{self.max_argument_bytes} bytes per skill call (max_argument_bytes)")
-            record.error_kind, record.error_message = "argument_too_large", message
+            record.error_kind, record.error = "argument_too_large", message
             return protocol.error(call_id, protocol.INVALID_PARAMS, message, "argument_too_large")
         try:
             kwargs = self._validate(spec, params)
         except _InvalidArguments as exc:
-            record.error_kind, record.error_message = "invalid_arguments", str(exc)
+            record.error_kind, record.error = "invalid_arguments", str(exc)
             return protocol.error(call_id, protocol.INVALID_PARAMS, str(exc), "invalid_arguments")
         try:
             value = spec.fn(**kwargs)
         except Exception as exc:
-            record.duration_s = time.perf_counter() - started
+            record.wall_s = time.perf_counter() - started
             kind = _skill_error_kind(exc)
             if kind is None:
                 log.exception("skill %s raised a non-skill exception", spec.name)
@@ -177,9 +177,9 @@ class SkillServer:
                     "error", f"skill {spec.name}() failed with an internal error", "internal_error",
                     host_detail=f"{type(exc).__name__}: {exc}",
                 ) from exc
-            record.error_kind, record.error_message = kind, clip(str(exc))
+            record.error_kind, record.error = kind, clip(str(exc))
             return protocol.error(call_id, protocol.SKILL_ERROR, str(exc), kind)
-        record.duration_s = time.perf_counter() - started
+        record.wall_s = time.perf_counter() - started
         too_deep = f"{spec.name}() returned a result nested deeper than {protocol.MAX_DEPTH} levels"
         try:
             payload = to_jsonable_python(value)
@@ -195,10 +195,10 @@ class SkillServer:
         return protocol.result(call_id, payload)
 
     @staticmethod
-    def _too_deep(record: SkillCall, call_id: int, message: str) -> dict[str, Any]:
+    def _too_deep(record: SkillCallRecord, call_id: int, message: str) -> dict[str, Any]:
         """A result the program could not walk safely, nor the episode record store: a typed error."""
         log.error("skill %s", message)
-        record.error_kind, record.error_message = "result_too_deep", message
+        record.error_kind, record.error = "result_too_deep", message
         return protocol.error(call_id, protocol.INTERNAL_ERROR, message, "result_too_deep")
 
     @staticmethod

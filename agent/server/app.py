@@ -18,7 +18,7 @@ from agent.llm.errors import ModelStringError
 from agent.server import docs
 from agent.server.dashboard.routes import router as dashboard_router
 from agent.server.db import make_engine, migrate
-from agent.server.gate import RequestGate
+from agent.server.gate import PUBLIC_PATHS, RequestGate
 from agent.server.interactive import InteractiveSessions
 from agent.server.queue import EpisodeQueue, QuotaExceeded
 from agent.server.routes import episodes, health, runs, tasks, user_tasks
@@ -125,6 +125,7 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
     for module in (health, tasks, episodes, runs, user_tasks):
         app.include_router(module.router)
     docs.mount(app)
+    docs.declare_bearer(app, public=PUBLIC_PATHS)
     app.add_middleware(RequestGate, settings=settings)  # type: ignore[arg-type]
     app.include_router(dashboard_router)  # the HTML dashboard at /, over the same queue and run directories
     return app

@@ -23,9 +23,10 @@ from typing import Any, TypeVar
 from fastapi import HTTPException
 
 from agent.agents.base import AnswerTurn
-from agent.config import AgentConfig, Budget
-from agent.episodes.job import EpisodeJob, now_iso, question_record
+from agent.config import AgentConfig, Budget, SafetyNetTripped
+from agent.episodes.job import EpisodeJob, now_iso
 from agent.episodes.progress import EpisodeProgress
+from agent.episodes.question import question_record
 from agent.server.db import EpisodeRow
 from agent.server.queue import EpisodeQueue
 from agent.server.routes.tasks import workspace_mm
@@ -55,6 +56,7 @@ class Session:
     thread: ThreadPoolExecutor | None = None
     # A scored record that could not be stored yet (disk full): kept, and stored by the next answer/finish.
     pending: EpisodeRecord | None = None
+    thread_ident: int | None = None  # the simulator thread's id, once it has run something
     programs: int = 0  # programs posted and not yet answered (queued on the session's thread or running)
     closed: bool = False  # set when the session ends: programs still queued then answer 409 without running
 
@@ -63,8 +65,11 @@ class Session:
         self.last_used = time.time()
 
     def on_thread(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run fn on this session's simulator thread and wait for it."""
+        """Run fn on this session's simulator thread and wait for it (at once when already on it: a program
+        running there may close the session, and waiting on its own thread would never end)."""
         assert self.thread is not None
+        if threading.get_ident() == self.thread_ident:
+            return fn(*args)
         return self.thread.submit(fn, *args).result()
 
 
@@ -215,6 +220,7 @@ class InteractiveSessions:
 
     def _program_on_thread(self, session: Session, episode_id: str, code: str) -> dict[str, Any]:
         """One program, on the session's thread: the session is checked again now that it is this one's turn."""
+        session.thread_ident = threading.get_ident()
         if session.closed:
             raise HTTPException(409, f"episode {episode_id} was closed (finished, cancelled or expired) while "
                                 "this program waited its turn")
@@ -228,6 +234,8 @@ class InteractiveSessions:
         self.queue.interactive_progress(episode_id, progress.snapshot())
         try:
             result: dict[str, Any] = session.assembly.run_program_public(code)
+        except SafetyNetTripped as exc:
+            self._fail_infrastructure(session, str(exc))
         finally:
             if progress.snapshot()["phase"] == "executing":  # the program did not come back: say so
                 progress.phase("thinking")
@@ -235,19 +243,24 @@ class InteractiveSessions:
             session.touch()
         return result
 
-    @staticmethod
-    def _check_budget(session: Session) -> None:
-        """An external agent gets the rounds and wall clock its budget names, like a built-in one."""
+    def _fail_infrastructure(self, session: Session, message: str) -> None:
+        """Close the episode unscored: a wall-clock safety net tripped (the machine's fault, not the agent's)."""
+        record = session.on_thread(session.assembly.fail_infrastructure, message)
+        self._complete(session, record)
+        raise HTTPException(503, {"error": f"infrastructure failure: {message}; the episode is closed unscored",
+                                  "infrastructure_failure": True})
+
+    def _check_budget(self, session: Session) -> None:
+        """An external agent gets the rounds its budget names, like a built-in one; the wall clock is a safety net."""
         budget = session.job.budget
         used = len(session.assembly.episode.rounds)
         if used >= budget.rounds:
             raise HTTPException(409, {"field": "budget.rounds", "error": f"the episode's budget of {budget.rounds} "
                                       f"round(s) is spent ({used} programs ran); POST finish to score it"})
         elapsed = time.perf_counter() - session.t0
-        if elapsed > budget.wall_s:
-            raise HTTPException(409, {"field": "budget.wall_s", "error": f"the episode's wall-clock budget of "
-                                      f"{budget.wall_s:g} s is spent ({elapsed:.1f} s since it opened); POST finish "
-                                      "to score it"})
+        if budget.wall_s is not None and elapsed > budget.wall_s:
+            self._fail_infrastructure(session, f"the episode's wall-clock safety net ({budget.wall_s:g} s) tripped "
+                                      f"({elapsed:.1f} s since it opened)")
 
     def finish(self, row: EpisodeRow) -> dict[str, Any]:
         """Score an interactive assembly episode and free its simulator."""

@@ -89,7 +89,9 @@ class RunPublic(BaseModel):
     """A run's progress and, when finished, its summary."""
 
     id: str
-    status: Literal["running", "done"]
+    status: Literal["running", "done", "cancelled"] = Field(
+        description="running until every episode has finished; then cancelled if it was cancelled (some episodes "
+                    "never ran: the summary covers the rest), else done.")
     total: int
     counts: dict[str, int]
     summary: dict[str, Any] | None

@@ -196,35 +196,3 @@ class Backend(ABC):
     @abstractmethod
     def knock(self, brick_id: str, impulse_n_s: float) -> None:
         """Apply a horizontal impulse to a brick; its connections break only if the blow overloads them."""
-
-
-_BACKENDS: dict[str, str] = {
-    # name -> "module:Class"; imported only when chosen, so a missing optional simulator costs nothing.
-    "mujoco": "jarvis_sim.backends.mujoco.backend:MujocoBackend",
-    "isaac": "jarvis_sim.backends.isaac.backend:IsaacBackend",
-    # The service side of a ROS 2 bridge (skills/ros/bridge.py) that hosts the simulator and the skills.
-    "ros": "skills.ros.client:RosBackend",
-}
-_EXTRAS = {"mujoco": "pip install 'jarvis' (mujoco is a core dependency)", "isaac": "docker compose (see docker/)",
-           "ros": ".ci/ros-setup (pip install 'jarvis[ros]' and ros2_ws/src/jarvis_interfaces)"}
-
-
-def backend_names() -> list[str]:
-    """Registered backend names."""
-    return sorted(_BACKENDS)
-
-
-def make_backend(name: str, **kwargs: Any) -> Backend:
-    """Instantiate a backend by name; unknown names list the valid ones, missing deps name the install."""
-    import importlib
-
-    if name not in _BACKENDS:
-        raise KeyError(f"unknown backend {name!r}; valid: {', '.join(backend_names())}")
-    module_name, cls_name = _BACKENDS[name].split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise BackendError(f"backend {name!r} is not available ({exc}); install it with: {_EXTRAS[name]}") from exc
-    cls = getattr(module, cls_name)
-    backend: Backend = cls(**kwargs)
-    return backend

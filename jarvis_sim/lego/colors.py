@@ -9,8 +9,8 @@ Two tables:
   LDraw library (`LDRAWDIR`), its own LDConfig.ldr adds or overrides codes (jarvis_sim.lego.ldraw_library).
 
 Code 16 ("main colour") means "inherit the parent's colour" and is resolved at the LDraw boundary,
-never stored in an Assembly. Direct colours (0x2RRGGBB) are not stored either: import maps them to the
-nearest table colour when asked to substitute.
+never stored in an Assembly. Direct colours are not stored either: import maps them to the nearest
+colour of the table (`direct_colour` decodes them, `nearest_ldconfig_colour` picks the match).
 """
 
 from __future__ import annotations
@@ -18,31 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from jarvis_sim.lego.color import Color
+from jarvis_sim.lego.ldraw_library import library_colours
 from jarvis_sim.paths import assets_dir
 
 INHERIT = 16
 EDGE = 24
-
-
-@dataclass(frozen=True)
-class Color:
-    """An LDraw colour: its code, name, sRGB value (0-255), opacity (0-255) and material."""
-
-    code: int
-    name: str
-    rgb: tuple[int, int, int]
-    alpha: int = 255
-    material: str = "solid"
-
-    @property
-    def rgb_float(self) -> tuple[float, float, float]:
-        """The colour as floats in [0, 1]."""
-        return (self.rgb[0] / 255.0, self.rgb[1] / 255.0, self.rgb[2] / 255.0)
-
-    @property
-    def hex(self) -> str:
-        """The colour as #RRGGBB."""
-        return "#{:02X}{:02X}{:02X}".format(*self.rgb)
 
 
 def _rgb(h: str) -> tuple[int, int, int]:
@@ -100,8 +81,6 @@ def _ldraw_table() -> dict[int, Color]:
 
 def ldraw_colors() -> dict[int, Color]:
     """Every LDraw colour (the published table overlaid with the scene palette and any library's LDConfig)."""
-    from jarvis_sim.lego.ldraw_library import library_colours
-
     return {**_ldraw_table(), **library_colours(), **COLORS}
 
 
@@ -135,3 +114,68 @@ def nearest_color(rgb: tuple[int, int, int], palette: dict[int, Color] | None = 
     """The solid palette colour nearest to an sRGB value (for direct 0x2RRGGBB colours)."""
     table = palette or COLORS
     return min(table.values(), key=lambda c: sum((a - b) ** 2 for a, b in zip(c.rgb, rgb, strict=True)))
+
+
+# LDraw's direct colours, as LDView decodes them (Travis Cobbs, forums.ldraw.org threads 12516 and 22732; only
+# 0x2RRGGBB is in the file format standard, the others are older conventions MLCad and LDraw.exe models still use):
+# 0x2RRGGBB opaque, 0x3RRGGBB transparent, 0x4RGBRGB opaque 50:50 dither of two 12-bit colours, 0x5RGBxxx and
+# 0x6xxxRGB transparent dithers of one 12-bit colour, 0x7xxxxxx invisible. Codes 256-511 that LDConfig does not
+# define are LDraw.exe's dithers of two of its 16 first colours, (code - 256) // 16 and (code - 256) % 16.
+DIRECT_INVISIBLE = "invisible"
+
+
+@dataclass(frozen=True)
+class DirectColour:
+    """What a direct or dithered LDraw colour code stands for: its sRGB value and whether it is transparent."""
+
+    code: int
+    rgb: tuple[int, int, int]
+    transparent: bool
+    kind: str  # "direct", "12-bit dither", "legacy dither" or DIRECT_INVISIBLE
+
+    def describe(self) -> str:
+        """The code as an author would recognise it: its hex form, kind and sRGB value."""
+        base = f"{self.kind} colour {self.code:#x}" if self.code > 511 else f"{self.kind} colour {self.code}"
+        return f"{base} (#{self.rgb[0]:02X}{self.rgb[1]:02X}{self.rgb[2]:02X}{', transparent' if self.transparent else ''})"
+
+
+def _rgb12(v: int) -> tuple[int, int, int]:
+    # A 12-bit colour's 4-bit channels times 17 fill 0-255 (0xF -> 0xFF), as LDView scales them.
+    return ((v >> 8) & 15) * 17, ((v >> 4) & 15) * 17, (v & 15) * 17
+
+
+def _mix(a: tuple[int, int, int], b: tuple[int, int, int]) -> tuple[int, int, int]:
+    return (round((a[0] + b[0]) / 2), round((a[1] + b[1]) / 2), round((a[2] + b[2]) / 2))
+
+
+def direct_colour(code: int) -> DirectColour | None:
+    """The colour a direct, dithered or legacy-dithered code encodes, or None for any other code.
+
+    Codes the colour table defines (including those in 256-511 that LDConfig reuses) are not direct colours.
+    """
+    if is_known(code):
+        return None
+    top, low = code >> 24, code & 0xFFFFFF
+    if top == 2 or top == 3:
+        return DirectColour(code, ((low >> 16) & 255, (low >> 8) & 255, low & 255), top == 3, "direct")
+    if top == 4:
+        return DirectColour(code, _mix(_rgb12(low >> 12), _rgb12(low & 0xFFF)), False, "12-bit dither")
+    if top == 5:
+        return DirectColour(code, _rgb12(low >> 12), True, "12-bit dither")
+    if top == 6:
+        return DirectColour(code, _rgb12(low & 0xFFF), True, "12-bit dither")
+    if top == 7:
+        return DirectColour(code, (0, 0, 0), True, DIRECT_INVISIBLE)
+    if 256 <= code <= 511:
+        table = ldraw_colors()
+        a, b = table.get((code - 256) // 16), table.get((code - 256) % 16)
+        if a is not None and b is not None:
+            return DirectColour(code, _mix(a.rgb, b.rgb), a.alpha < 255 or b.alpha < 255, "legacy dither")
+    return None
+
+
+def nearest_ldconfig_colour(rgb: tuple[int, int, int], transparent: bool = False) -> Color:
+    """The LDConfig colour nearest to an sRGB value among the plain solid (or, for a transparent one, the plain
+    transparent) colours: a direct colour becomes a colour every renderer and part list knows."""
+    wanted = "transparent" if transparent else "solid"
+    return nearest_color(rgb, {k: c for k, c in ldraw_colors().items() if c.material == wanted})

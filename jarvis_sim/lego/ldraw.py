@@ -18,14 +18,13 @@ Every error is an LDrawError naming the chain of references that led to the line
 (`house.ldr:9 -> wall.ldr:15: reason`). Hostile input is bounded: non-finite or absurd coordinates are
 rejected, references may name only sub-files of the MPD, files inside the model's folder and catalog
 parts (never `../` or absolute paths), and expansion stops past a depth, a line count and a part count.
-Export writes one brick per step (`0 STEP`) or the given step groups, in build order.
+Export (jarvis_sim.lego.ldraw_export) writes one brick per step (`0 STEP`) or the given step groups.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,39 +32,33 @@ from typing import Literal
 
 import numpy as np
 
-from jarvis_sim.lego.assembly import Assembly, AssemblyError, LatticeBrick
-from jarvis_sim.lego.catalog import PARTS, Part, lookup, part_by_size
-from jarvis_sim.lego.colors import EDGE, INHERIT, is_known, ldraw_colors, nearest_color
-from jarvis_sim.lego.ldraw_library import library_title, why_not_library_part
+from jarvis_sim.gripper import too_wide_to_pick
+from jarvis_sim.lego.assembly import LATTICE_LIMIT, Assembly, AssemblyError, LatticeBrick
+from jarvis_sim.lego.catalog import PARTS, Part, lookup, substitute_for, variant_title
+from jarvis_sim.lego.colors import EDGE, INHERIT, is_known
+from jarvis_sim.lego.ldraw_colours import FALLBACK, ColourResolver
+from jarvis_sim.lego.ldraw_export import LDRAW_YAWS as _YAWS
+from jarvis_sim.lego.ldraw_export import to_ldraw, write_ldraw
+from jarvis_sim.lego.ldraw_files import (
+    Lines,
+    block_title,
+    is_part_block,
+    part_number,
+    safe_neighbour,
+    split_mpd,
+)
+from jarvis_sim.lego.ldraw_library import library_title, parse_ldconfig, why_not_library_part
 
-DEFAULT_TOP_COLOR = 7  # what LDraw viewers show for colour 16 at the top level: light grey
+DEFAULT_TOP_COLOR = FALLBACK  # what LDraw viewers show for colour 16 at the top level: light grey
 MAX_DEPTH = 24  # submodel nesting
 MAX_EXPANDED_LINES = 200_000  # lines visited over all submodel instances (a 2 KB file can nest to 10^10)
 MAX_PARTS = 10_000  # part references after expansion
 MAX_FILE_BYTES = 8 << 20
 MAX_COORD_LDU = 1e6  # 400 m: anything beyond is a broken file, not a model
-_M = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=np.int64)  # columns: lattice x, y, z in LDraw
-_PART_TITLE = re.compile(r"^\s*(brick|plate|tile)\s+(\d+)\s*x\s*(\d+)(?!\s*x)", re.IGNORECASE)
 
 Unsupported = Literal["fail", "skip", "substitute"]
 Unbuildable = Literal["fail", "drop"]
 
-# Common shapes the catalog lacks but whose footprint and height match a catalog part: used by
-# `substitute` when no library title is at hand (the names are the LDraw library's).
-KNOWN_VARIANTS: dict[str, tuple[str, str]] = {
-    "3065": ("3004", "Brick 1 x 2 without Centre Stud"),
-    "3066": ("3010", "Brick 1 x 4 without Centre Studs"),
-    "4216": ("3004", "Brick 1 x 2 with Groove"),
-    "2653": ("3010", "Brick 1 x 4 with Groove"),
-    "3794a": ("3023", "Plate 1 x 2 without Groove with 1 Centre Stud"),
-    "3794b": ("3023", "Plate 1 x 2 with Groove with 1 Centre Stud"),
-    "15573": ("3023", "Plate 1 x 2 with Groove with 1 Centre Stud, without Understud"),
-    "87580": ("3022", "Plate 2 x 2 with Groove with 1 Center Stud"),
-    "3062b": ("3005", "Brick 1 x 1 Round with Hollow Stud"),
-    "4073": ("3024", "Plate 1 x 1 Round"),
-    "6141": ("3024", "Plate 1 x 1 Round"),
-    "98138": ("3070b", "Tile 1 x 1 Round with Groove"),
-}
 
 
 class LDrawError(ValueError):
@@ -78,13 +71,6 @@ class LDrawError(ValueError):
         self.file, self.line, self.reason = file, line, reason
 
 
-def _yaw_matrix(k: int) -> np.ndarray:
-    c, s = [(1, 0), (0, 1), (-1, 0), (0, -1)][k % 4]
-    rz = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], dtype=np.int64)
-    return _M @ rz @ _M.T
-
-
-_YAWS = [_yaw_matrix(k) for k in range(4)]
 
 
 @dataclass(frozen=True)
@@ -106,7 +92,7 @@ class ImportNote:
     """One thing the importer did that the user should know: a skip, a substitution, a reorder."""
 
     where: str
-    action: Literal["skipped", "substituted", "colour_mapped", "reordered", "dropped"]
+    action: Literal["skipped", "substituted", "colour_mapped", "reordered", "dropped", "moved"]
     detail: str
 
     def __str__(self) -> str:
@@ -143,33 +129,6 @@ class LDrawModel:
     sources: dict[str, str] = field(default_factory=dict)  # brick id -> reference chain (file:line -> ...)
 
 
-def _split_mpd(text: str, file: str) -> dict[str, list[tuple[int, str]]]:
-    """Sub-files by lower-case name, each a list of (line number, line); the first is the main model."""
-    files: dict[str, list[tuple[int, str]]] = {}
-    current: list[tuple[int, str]] | None = None
-    main = file.lower()
-    for n, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        words = line.split()
-        if len(words) >= 3 and words[0] == "0" and words[1].upper() == "FILE":
-            name = " ".join(words[2:]).lower().replace("\\", "/")
-            if not files:
-                main = name
-            current = files.setdefault(name, [])
-            continue
-        if len(words) >= 2 and words[0] == "0" and words[1].upper() == "NOFILE":
-            current = None
-            continue
-        if current is None:
-            if files:
-                continue
-            current = files.setdefault(main, [])
-        current.append((n, line))
-    files.setdefault(main, [])
-    # The main model goes first.
-    return {main: files[main], **{k: v for k, v in files.items() if k != main}}
-
-
 def _parse_type1(words: list[str], where: tuple[tuple[str, int], ...]) -> tuple[int, np.ndarray, np.ndarray, str]:
     file, n = where[-1]
     if len(words) < 15:
@@ -190,39 +149,23 @@ def _parse_type1(words: list[str], where: tuple[tuple[str, int], ...]) -> tuple[
     return color_code, pos, rot, " ".join(words[14:])
 
 
-def _is_geometry(lines: list[tuple[int, str]]) -> bool:
-    """An MPD sub-file holding faces and lines is an embedded part, not a submodel."""
-    return any(ln[:1] in ("2", "3", "4", "5") for _, ln in lines)
-
-
-def _safe_neighbour(base_dir: Path, ref: str) -> Path | None:
-    """The file `ref` names inside the model's folder, or None; references escaping the folder are refused."""
-    if "\x00" in ref:  # no file name holds one; os calls would raise ValueError
-        return None
-    rel = Path(ref.replace("\\", "/"))
-    if rel.is_absolute() or ".." in rel.parts or rel.drive:
-        return None
-    try:
-        root = base_dir.resolve()
-        path = (root / rel).resolve()
-    except (OSError, RuntimeError):
-        return None
-    if not path.is_relative_to(root) or not path.is_file():
-        return None
-    return path
+def _where(trace: Sequence[tuple[str, int]]) -> str:
+    return " -> ".join(f"{f}:{k}" for f, k in trace)
 
 
 @dataclass
 class _Expansion:
     """State of one import: sub-files, options, results and the work bound."""
 
-    files: dict[str, list[tuple[int, str]]]
+    files: dict[str, Lines]
     base_dir: Path | None
     options: ImportOptions
+    colours: ColourResolver
     refs: list[_Ref] = field(default_factory=list)
     notes: list[ImportNote] = field(default_factory=list)
     step: int = 0
     lines_seen: int = 0
+    too_wide: list[tuple[tuple[tuple[str, int], ...], str, str]] = field(default_factory=list)  # where, what, why
 
     def expand(self, name: str, pos: np.ndarray, rot: np.ndarray, colour: int,
                trace: tuple[tuple[str, int], ...], stack: tuple[str, ...], label: str) -> None:
@@ -237,7 +180,8 @@ class _Expansion:
                 continue
             kind = words[0]
             if kind == "0":
-                if len(words) >= 2 and words[1].upper() == "STEP" and not trace:
+                # MLCad's ROTSTEP ends a step as STEP does (and turns the view, which the lattice has no use for).
+                if len(words) >= 2 and words[1].upper() in ("STEP", "ROTSTEP") and not trace:
                     self.step += 1
                 continue
             if kind in ("2", "3", "4", "5"):
@@ -252,13 +196,14 @@ class _Expansion:
             world_pos = rot @ p + pos
             world_rot = rot @ r
             key = ref.lower().replace("\\", "/")
-            if key in self.files and not _is_geometry(self.files[key]):
+            block = self.files.get(key)
+            if block is not None and not is_part_block(block):
                 self._submodel(key, ref, here, stack, world_pos, world_rot, c)
                 continue
-            part_key = key.removesuffix(".dat")
-            found = lookup(part_key) if key not in self.files else None
-            if found is None and key not in self.files and self.base_dir is not None and not key.endswith(".dat"):
-                path = _safe_neighbour(self.base_dir, ref)
+            # An embedded part file (packed MPD) is read by its number, as the library's copy would be.
+            found = lookup(part_number(key))
+            if found is None and block is None and self.base_dir is not None and not key.endswith(".dat"):
+                path = safe_neighbour(self.base_dir, ref)
                 if path is None and (".." in key.split("/") or key.startswith("/") or ":" in key):
                     raise LDrawError(label, n, f"reference {ref!r} leaves the model's folder; references may "
                                                "name only submodels, files beside the model and parts", here)
@@ -266,10 +211,13 @@ class _Expansion:
                     if path.stat().st_size > MAX_FILE_BYTES:
                         raise LDrawError(label, n, f"submodel file {ref!r} is larger than {MAX_FILE_BYTES >> 20} MB",
                                          here)
-                    sub = _split_mpd(path.read_text(encoding="utf-8", errors="replace"), key)
+                    text = path.read_text(encoding="utf-8", errors="replace")
+                    sub = split_mpd(text, key)
                     self.files[key] = next(iter(sub.values()))
                     for k2, v2 in sub.items():
                         self.files.setdefault(k2, v2)
+                    for code, col in parse_ldconfig(text).items():
+                        self.colours.file_colours.setdefault(code, col)
                     self._submodel(key, ref, here, stack, world_pos, world_rot, c)
                     continue
             if found is None:
@@ -277,7 +225,14 @@ class _Expansion:
                 if found is None:
                     continue
             if found.kind != "baseplate" and not is_known(c):
-                c = self._unknown_colour(c, here)
+                resolved = self.colour(c, ref, here)
+                if resolved is None:
+                    continue
+                c = resolved
+            why = too_wide_to_pick(found)
+            if why is not None:
+                self._too_wide(ref, found, why, here)
+                continue
             if len(self.refs) >= MAX_PARTS:
                 raise LDrawError(label, n, f"the model has more than {MAX_PARTS} parts", here)
             self.refs.append(_Ref(found.number, c, world_pos, world_rot, here, self.step))
@@ -294,12 +249,12 @@ class _Expansion:
     def _unsupported(self, ref: str, key: str, here: tuple[tuple[str, int], ...]) -> Part | None:
         """Apply the policy to a part the catalog lacks: the substitute, None to skip, or LDrawError."""
         file, n = here[-1]
-        number = key.removesuffix(".dat")
-        where = " -> ".join(f"{f}:{k}" for f, k in here)
+        number = part_number(key)
+        where = _where(here)
         policy = self.options.unsupported
         title = self._title(key)
         if policy == "substitute":
-            sub = _substitute(number, title)
+            sub = substitute_for(number, title)
             if sub is not None:
                 self.notes.append(ImportNote(where, "substituted", f"{ref} ({title or 'no title'}) -> {sub.number} "
                                                                    f"({sub.name}): same footprint and height"))
@@ -309,45 +264,46 @@ class _Expansion:
                                                            + (" and no catalog part has its shape" if policy ==
                                                               "substitute" else "")))
             return None
-        why = why_not_library_part(number) if key not in self.files else "an embedded part with its own geometry"
+        if key in self.files:
+            why = (f"an embedded part file ({title or 'no title'}) whose number is no catalog part and not a plain "
+                   "rectangular part of the library")
+        else:
+            why = why_not_library_part(number)
         raise LDrawError(file, n, f"unknown part {ref!r} (not in the catalog and not a submodel; {why}); "
                                   "--unsupported skip or substitute imports the rest", here)
 
     def _title(self, key: str) -> str | None:
         if key in self.files:
-            first = next((ln for _, ln in self.files[key] if ln.startswith("0 ") and len(ln) > 2), None)
-            return None if first is None else first[2:].strip()
-        number = key.removesuffix(".dat")
-        return library_title(number) or (KNOWN_VARIANTS[number][1] if number in KNOWN_VARIANTS else None)
+            return block_title(self.files[key])
+        number = part_number(key)
+        return library_title(number) or variant_title(number)
 
-    def _unknown_colour(self, code: int, here: tuple[tuple[str, int], ...]) -> int:
-        file, n = here[-1]
-        direct = code >> 24 == 2 and code <= 0x2FFFFFF
-        if self.options.unsupported == "substitute" and direct:
-            rgb = ((code >> 16) & 255, (code >> 8) & 255, code & 255)
-            near = nearest_color(rgb)
-            self.notes.append(ImportNote(" -> ".join(f"{f}:{k}" for f, k in here), "colour_mapped",
-                                         f"direct colour {code:#x} -> {near.code} ({near.name})"))
-            return near.code
-        what = f"direct colour {code:#x}" if direct else f"unknown colour code {code}"
-        raise LDrawError(file, n, f"{what}: not in LDraw's colour table ({len(ldraw_colors())} codes, "
-                                  "assets/ldraw/colours.tsv or $LDRAWDIR/LDConfig.ldr); map it with "
-                                  "--map-colour CODE=CODE" + (" or --unsupported substitute" if direct else ""), here)
+    def colour(self, code: int, ref: str, here: tuple[tuple[str, int], ...]) -> int | None:
+        """The table colour for a code outside the table (jarvis_sim.lego.ldraw_colours); None leaves the part out."""
+        resolved, note = self.colours.resolve(code, here)
+        if note is not None:
+            self.notes.append(ImportNote(_where(here), "colour_mapped" if resolved is not None else "skipped",
+                                         f"{ref}: {note}" if resolved is None else note))
+        return resolved
 
+    def _too_wide(self, ref: str, part: Part, why: str, here: tuple[tuple[str, int], ...]) -> None:
+        if self.options.unsupported == "fail":
+            self.too_wide.append((here, f"{ref} ({part.name})", why))
+            return
+        self.notes.append(ImportNote(_where(here), "skipped", f"{ref} ({part.name}): {why}"))
 
-def _substitute(number: str, title: str | None) -> Part | None:
-    """The catalog part with the footprint and height a title names (or a known variant's), or None."""
-    if number in KNOWN_VARIANTS:
-        return PARTS[KNOWN_VARIANTS[number][0]]
-    m = _PART_TITLE.match(title or "")
-    if not m:
-        return None
-    kind = m.group(1).lower()
-    a, b = int(m.group(2)), int(m.group(3))
-    try:
-        return part_by_size(a, b, kind)  # type: ignore[arg-type]
-    except KeyError:
-        return None
+    def check_gripper(self) -> None:
+        """Raise one LDrawError naming every part too wide for the gripper (with fail; skip leaves them out)."""
+        if not self.too_wide:
+            return
+        first = self.too_wide[0][0]
+        named = ", ".join(f"{what} at {_where(t)}" for t, what, _ in self.too_wide[:10])
+        more = f" and {len(self.too_wide) - 10} more" if len(self.too_wide) > 10 else ""
+        file, n = first[-1]
+        why = self.too_wide[0][2]
+        raise LDrawError(file, n, f"{len(self.too_wide)} part(s) too wide for the gripper: {named}{more} (the first: "
+                                  f"{why}); "
+                                  "--unsupported skip or substitute leaves them out", first)
 
 
 def _orientation(ref: _Ref) -> int:
@@ -404,10 +360,14 @@ def parse_ldraw(text: str, file: str = "<string>", base_dir: Path | None = None,
             raise LDrawError(file, 0, f"colour map {src}={dst}: {dst} is not an LDraw colour code")
     if "\x00" in text:  # no LDraw line holds one, and a part reference with one cannot name a file
         raise LDrawError(file, text.count("\n", 0, text.index("\x00")) + 1, "the line holds a NUL character")
-    files = _split_mpd(text, file)
+    files = split_mpd(text, file)
     main = next(iter(files))
-    run = _Expansion(files, base_dir, opts)
+    run = _Expansion(files, base_dir, opts, ColourResolver(parse_ldconfig(text), opts.unsupported != "fail"))
     run.expand(main, np.zeros(3), np.eye(3), DEFAULT_TOP_COLOR, (), (main,), file)
+    unknown = run.colours.unknown_report()
+    if unknown is not None:
+        raise LDrawError(unknown[0][-1][0], unknown[0][-1][1], unknown[1], unknown[0])
+    run.check_gripper()
     baseplates = [r for r in run.refs if PARTS[r.part].kind == "baseplate"]
     bricks_refs = [r for r in run.refs if PARTS[r.part].kind != "baseplate"]
     if not bricks_refs:
@@ -423,21 +383,22 @@ def parse_ldraw(text: str, file: str = "<string>", base_dir: Path | None = None,
         level0 = float(baseplates[0].pos[1])  # a baseplate's origin is its top face
     else:
         level0 = max(float(r.pos[1]) + PARTS[r.part].height * 8 for r in bricks_refs)  # lowest bottom
-    bricks: list[LatticeBrick] = []
-    origin: dict[str, _Ref] = {}
+    placed: list[tuple[_Ref, tuple[int, int, int, int]]] = []
     for r in bricks_refs:
         try:
-            x, y, z, yaw = _to_lattice(r, level0, offset, anchor)
+            placed.append((r, _to_lattice(r, level0, offset, anchor)))
         except LDrawError as exc:
             if not lenient:
                 raise
             run.notes.append(ImportNote(r.where, "skipped", f"{r.part} ({PARTS[r.part].name}): {exc.reason}"))
-            continue
+    if not placed:
+        raise LDrawError(file, 1, "no bricks in the model lie on its stud grid (every part was skipped)")
+    bricks: list[LatticeBrick] = []
+    origin: dict[str, _Ref] = {}
+    for r, (x, y, z, yaw) in _within_lattice(placed, run.notes, file):
         bid = f"b{len(bricks):03d}"
         bricks.append(LatticeBrick(id=bid, part=r.part, color=r.color, x=x, y=y, z=z, yaw=yaw))
         origin[bid] = r
-    if not bricks:
-        raise LDrawError(file, 1, "no bricks in the model lie on its stud grid (every part was skipped)")
     assembly = Assembly(bricks, baseplate=bool(baseplates), name=Path(file).stem)
     for o in assembly.overlaps():
         a, b = origin[o.a], origin[o.b]
@@ -448,6 +409,26 @@ def parse_ldraw(text: str, file: str = "<string>", base_dir: Path | None = None,
         assembly = _buildable_order(assembly, step_of, origin, notes, drop=opts.unbuildable == "drop")
     steps = [[b.id for b in grp] for _, grp in itertools.groupby(assembly.bricks, key=lambda b: step_of[b.id])]
     return LDrawModel(assembly, steps, notes, {b.id: origin[b.id].where for b in assembly.bricks})
+
+
+def _within_lattice(placed: list[tuple[_Ref, tuple[int, int, int, int]]], notes: list[ImportNote],
+                    file: str) -> list[tuple[_Ref, tuple[int, int, int, int]]]:
+    """The placements, moved by whole studs to the lattice's origin when the model sits beyond its range (noted);
+    LDrawError when the model itself is larger than the lattice (LATTICE_LIMIT studs or plates)."""
+    tallest = max(placed, key=lambda p: p[1][2])
+    if tallest[1][2] > LATTICE_LIMIT:
+        raise tallest[0].error(f"part stands {tallest[1][2]} plates above the lowest part; the lattice holds "
+                               f"{LATTICE_LIMIT} (3.2 m)")
+    if all(abs(c[0]) <= LATTICE_LIMIT // 2 and abs(c[1]) <= LATTICE_LIMIT // 2 for _, c in placed):
+        return placed
+    dx, dy = min(c[0] for _, c in placed), min(c[1] for _, c in placed)
+    span = max(max(c[0] for _, c in placed) - dx, max(c[1] for _, c in placed) - dy)
+    if span > LATTICE_LIMIT:
+        raise LDrawError(file, 1, f"the model spans {span} studs ({span * 8 / 1000:.1f} m); the lattice holds "
+                                  f"{LATTICE_LIMIT}")
+    notes.append(ImportNote(placed[0][0].where, "moved", f"the model lies {max(abs(dx), abs(dy))} studs from LDraw's "
+                                                         "origin: its bricks are counted from its own corner"))
+    return [(r, (x - dx, y - dy, z, yaw)) for r, (x, y, z, yaw) in placed]
 
 
 def _placeable(ref: _Ref, notes: list[ImportNote]) -> bool:
@@ -509,36 +490,5 @@ def read_ldraw(path: str | Path, options: ImportOptions | None = None) -> LDrawM
     return parse_ldraw(p.read_text(encoding="utf-8", errors="replace"), p.name, p.parent, options)
 
 
-def _ldraw_line(b: LatticeBrick) -> str:
-    ex, ey = b.extent
-    x = b.x * 20 + ex * 10
-    zz = b.y * 20 + ey * 10
-    y = -b.top * 8
-    m = _YAWS[b.yaw].reshape(-1)
-    return "1 {} {} {} {} {} {}.dat".format(b.color, x, y, zz, " ".join(str(int(v)) for v in m), b.part)
-
-
-def to_ldraw(assembly: Assembly, steps: Sequence[Sequence[str]] | None = None, title: str | None = None) -> str:
-    """LDraw text of an assembly in build order, a `0 STEP` after each brick or each given step group."""
-    groups = [list(s) for s in steps] if steps is not None else [[b.id] for b in assembly.bricks]
-    listed = [i for g in groups for i in g]
-    if sorted(listed) != sorted(b.id for b in assembly.bricks):
-        raise ValueError("steps must list every brick of the assembly exactly once")
-    name = title or assembly.name or "model"
-    out = [f"0 {name}", f"0 Name: {name}.ldr", "0 Author: JARVIS", "0 !LDRAW_ORG Unofficial_Model"]
-    if assembly.baseplate:
-        x0, y0, x1, y1 = assembly.footprint_bounds()
-        cx, cy = (x0 + x1) // 2 * 20, (y0 + y1) // 2 * 20
-        out.append(f"1 2 {cx} 0 {cy} 1 0 0 0 1 0 0 0 1 3811.dat")
-    for g in groups:
-        out += [_ldraw_line(assembly[i]) for i in g]
-        out.append("0 STEP")
-    return "\n".join(out) + "\n"
-
-
-def write_ldraw(assembly: Assembly, path: str | Path, steps: Sequence[Sequence[str]] | None = None) -> Path:
-    """Write an assembly as an .ldr file."""
-    p = Path(path)
-    p.write_text(to_ldraw(assembly, steps, title=p.stem), encoding="utf-8")
-    return p
-
+__all__ = ["ImportNote", "ImportOptions", "LDrawError", "LDrawModel", "parse_ldraw", "read_ldraw", "to_ldraw",
+           "write_ldraw"]

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from jarvis_sim.lego.catalog import Part, PartKind
-from jarvis_sim.lego.colors import Color
+from jarvis_sim.lego.color import Color
+from jarvis_sim.lego.part import Part, PartKind
 
 LDRAWDIR_ENV = "LDRAWDIR"
 _NUMBER = re.compile(r"^[a-z0-9][a-z0-9_-]{0,40}$")

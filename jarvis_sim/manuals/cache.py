@@ -18,15 +18,10 @@ from pathlib import Path
 
 from PIL import Image
 
+from jarvis_sim.paths import cache_root
 from jarvis_sim.tasks.spec import TaskSpec
 
 MANIFEST = "manifest.json"
-
-
-def cache_root() -> Path:
-    """The cache folder: $JARVIS_CACHE_DIR, else ~/.cache/jarvis."""
-    env = os.environ.get("JARVIS_CACHE_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "jarvis"
 
 
 def task_content_hash(task: TaskSpec) -> str:

@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from jarvis_sim.manuals.cache import cache_root, task_content_hash
+from jarvis_sim.manuals.cache import task_content_hash
 from jarvis_sim.manuals.framing import top_down_view
 from jarvis_sim.manuals.scene import BrickScene, SceneBrick, bricks_corners
 from jarvis_sim.manuals.styles import get_style
+from jarvis_sim.paths import cache_root
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import loose_bricks
 
@@ -57,7 +58,7 @@ def write_initial_observation(task: TaskSpec, out: Path) -> str:
     The MuJoCo backend's own top camera is used when that backend is installed; otherwise the manual's
     bricks-only scene is rendered from a straight top-down view of the same workspace.
     """
-    from jarvis_sim.backends.base import make_backend
+    from jarvis_sim.backends.registry import make_backend
 
     try:
         backend = make_backend("mujoco")

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from jarvis_sim.registry import Registry, UnknownName
+
 RGB = tuple[int, int, int]
 TableKind = Literal["none", "grid", "wood"]
 
@@ -61,37 +63,29 @@ class ManualStyle:
     text_rgb: RGB = (20, 20, 24)
 
 
-class UnknownStyleError(KeyError):
+class UnknownStyleError(UnknownName):
     """An unknown style name; the message lists the valid ones."""
 
-    def __str__(self) -> str:
-        return str(self.args[0])
 
-
-_STYLES: dict[str, ManualStyle] = {}
+STYLES: Registry[ManualStyle] = Registry("manual style", entry_point_group="jarvis.manual_styles",
+                                         unknown=lambda name, known: UnknownStyleError("manual style", name, known))
 
 
 def register_style(style: ManualStyle) -> ManualStyle:
     """Add a style; a second, different style under the same name is an error."""
-    if style.name in _STYLES and _STYLES[style.name] != style:
+    if style.name in STYLES.names() and STYLES.get(style.name) != style:
         raise ValueError(f"manual style {style.name!r} registered twice")
-    _STYLES[style.name] = style
-    return style
+    return STYLES.add(style.name, style)
 
 
 def manual_styles() -> dict[str, ManualStyle]:
     """Every registered manual style, by name."""
-    return dict(sorted(_STYLES.items()))
+    return dict(STYLES.items())
 
 
 def get_style(name: str) -> ManualStyle:
     """The style with this name; an unknown name raises UnknownStyleError listing the valid ones."""
-    try:
-        return _STYLES[name]
-    except KeyError:
-        raise UnknownStyleError(
-            f"unknown manual style {name!r}; valid styles: {', '.join(sorted(_STYLES))}"
-        ) from None
+    return STYLES.get(name)
 
 
 BOOKLET = register_style(

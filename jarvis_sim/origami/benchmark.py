@@ -20,6 +20,7 @@ from PIL import Image
 from jarvis_sim.origami.library import ASSETS, DEFAULT_SEED, load_pattern, read_manifest
 from jarvis_sim.origami.render import VIEWS, composite, crease_pattern_image, png_bytes, render_view
 from jarvis_sim.origami.simulate import fold_3d
+from jarvis_sim.paths import cache_root as user_cache_root
 from jarvis_sim.tasks.question import QuestionItem
 
 FOLD_AMOUNT = 0.92  # nearly flat: the folded silhouette shows, yet layers and relief stay visible
@@ -92,10 +93,8 @@ def build_questions(names: list[str], levels: dict[str, str | None], seed: int =
 
 
 def cache_root() -> Path:
-    """Where generated renders live: $JARVIS_CACHE_DIR/gamibench or ~/.cache/jarvis/gamibench."""
-    base = os.environ.get("JARVIS_CACHE_DIR")
-    root = Path(base) if base else Path.home() / ".cache" / "jarvis"
-    return root / "gamibench"
+    """Where generated renders live: the user's cache (jarvis_sim.paths.cache_root) / gamibench."""
+    return user_cache_root() / "gamibench"
 
 
 class ImageSource:

@@ -35,8 +35,8 @@ from jarvis_sim.origami.official import (
     read_plan,
     read_prompt,
 )
+from jarvis_sim.tasks.family import QuestionFamily, SuiteInfo, UnknownKeyError, register_family
 from jarvis_sim.tasks.question import QuestionItem
-from jarvis_sim.tasks.registry import QuestionFamily, SuiteInfo, UnknownKeyError, register_family
 
 SUITE = "gamibench"
 OFFICIAL_SUITE = "gamibench-official"

@@ -7,29 +7,32 @@ taco-tortilla and transitivity constraints. UNSAT means no layer order exists; t
 names the creases involved.
 
 The layer problem grows with the cube of the faces stacked in one place (a 20x20 accordion grid folds
-400 faces onto one square: 10^7 transitivity triples, gigabytes). `CheckLimits` bounds it: the clause
-count is estimated before any clause is built and the wall clock is checked while building; past either
-limit the verdict is *undecided* (`decided` False, with the reason) instead of a guess or a hang.
+400 faces onto one square: 10^7 transitivity triples). `CheckLimits` is the budget (120 s, 2 GiB by
+default, jarvis_sim.origami.check_budget): the clause count is estimated before any clause is built and
+refused past what the memory budget holds, clauses are streamed into the solver (jarvis_sim.origami.layer_cnf),
+and the clock stops building and solving; past either the verdict is *undecided* (`decided` False, with the
+reason) instead of a guess or a hang.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
 from jarvis_sim.origami import affine2d as A
+from jarvis_sim.origami.check_budget import SAT_SOLVER, CheckLimits, _Clock, _Undecided
 from jarvis_sim.origami.fold_format import CREASES, CreasePattern
+from jarvis_sim.origami.layer_cnf import LayerCnf, cell_pairs, stack_sizes
 from jarvis_sim.origami.planar import arrange, faces_ccw, polygon_area
+from jarvis_sim.origami.verdict import FoldedState, Verdict, Violation
 
 ANGLE_TOL = 1e-6  # radians
 FOLDED_TOL = 1e-7  # lengths in the folded plane, for a sheet of unit size with exact coordinates
@@ -43,142 +46,6 @@ FOLD_NOISE_FACTOR = 4.0
 CLOSURE_FACTOR = 4.0
 # Past this fraction of the shortest edge the merge tolerance would join distinct points: undecided.
 MAX_FOLD_TOL_OF_EDGE = 1.0 / 4.0
-
-
-@dataclass(frozen=True)
-class CheckLimits:
-    """Bounds on one global check; past them the verdict is undecided, never a guess."""
-
-    max_clauses: int = 1_500_000  # ~300 MB of clauses in Python lists; an 8x8 grid needs 96k
-    time_s: float = 60.0  # wall clock for building the layer problem (the SAT call itself is bounded by size)
-
-
-class _Undecided(Exception):
-    """The check stopped at a limit; the message says which and how far it got."""
-
-
-class _Clock:
-    def __init__(self, limits: CheckLimits, progress: Callable[[str], None] | None) -> None:
-        self.limits, self.progress = limits, progress
-        self.t0 = time.perf_counter()
-
-    def tick(self, stage: str) -> None:
-        elapsed = time.perf_counter() - self.t0
-        if elapsed > self.limits.time_s:
-            raise _Undecided(f"time limit of {self.limits.time_s:g} s reached while {stage}")
-
-    def say(self, message: str) -> None:
-        self.tick(message)
-        if self.progress is not None:
-            self.progress(f"{time.perf_counter() - self.t0:7.2f} s  {message}")
-
-
-@dataclass(frozen=True)
-class Violation:
-    """One broken rule and where: a vertex, a crease (edge index) or a set of creases."""
-
-    rule: str
-    message: str
-    vertices: tuple[int, ...] = ()
-    edges: tuple[int, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON form for reports."""
-        return {"rule": self.rule, "message": self.message, "vertices": list(self.vertices), "edges": list(self.edges)}
-
-
-@dataclass
-class FoldedState:
-    """Faces of the flat-folded state: affine maps from the sheet and the solver's layer relation."""
-
-    faces: list[tuple[int, ...]]
-    face_edges: list[tuple[int, ...]]
-    transforms: list[NDArray[np.float64]]  # 2x3 [A | t]
-    flipped: list[bool]
-    above: dict[tuple[int, int], bool] = field(default_factory=dict)  # (f, g), f < g: True when f is above g
-    crease_faces: dict[int, tuple[int, int]] = field(default_factory=dict)  # crease edge -> its two faces
-
-    def is_above(self, f: int, g: int) -> bool | None:
-        """True when face f lies above face g in the folded state; None when they do not overlap."""
-        if f < g:
-            return self.above.get((f, g))
-        v = self.above.get((g, f))
-        return None if v is None else not v
-
-    def crease_assignment(self, e: int) -> str:
-        """The M/V assignment of crease e implied by the solved layer order."""
-        f, g = self.crease_faces[e]
-        return "V" if bool(self.is_above(g, f)) != self.flipped[f] else "M"
-
-    def folded_polygon(self, cp: CreasePattern, f: int) -> NDArray[np.float64]:
-        """Face f's polygon in the folded plane."""
-        m = self.transforms[f]
-        return A.apply(m, cp.vertices[list(self.faces[f])])
-
-    def layer_rank(self) -> list[int]:
-        """A global stacking rank per face (0 = bottom) consistent with the solved relation where acyclic."""
-        n = len(self.faces)
-        succ: dict[int, list[int]] = {i: [] for i in range(n)}
-        indeg = [0] * n
-        for (f, g), f_above in sorted(self.above.items()):
-            lo, hi = (g, f) if f_above else (f, g)
-            succ[lo].append(hi)
-            indeg[hi] += 1
-        rank = [0] * n
-        ready = deque(sorted(i for i in range(n) if indeg[i] == 0))
-        done = 0
-        while done < n:
-            if not ready:  # a cycle across separate overlap regions: break it at the lowest index
-                ready.append(min(i for i in range(n) if indeg[i] > 0))
-                indeg[ready[0]] = 0
-            v = ready.popleft()
-            if indeg[v] < 0:
-                continue
-            indeg[v] = -1
-            done += 1
-            for w in succ[v]:
-                rank[w] = max(rank[w], rank[v] + 1)
-                if indeg[w] > 0:
-                    indeg[w] -= 1
-                    if indeg[w] == 0:
-                        ready.append(w)
-        return rank
-
-
-@dataclass
-class Verdict:
-    """The verifier's answer: foldable or not, every violation found, and the folded state when solved."""
-
-    foldable: bool
-    violations: list[Violation]
-    local_ok: bool
-    global_checked: bool
-    state: FoldedState | None = None
-    stats: dict[str, int] = field(default_factory=dict)
-    decided: bool = True  # False: a limit stopped the check; `foldable` is then False and means "unknown"
-    undecided_reason: str = ""
-    tolerance: dict[str, Any] = field(default_factory=dict)  # the coordinate noise assumed and what it implied
-    as_written: list[str] = field(default_factory=list)  # rules broken at exact tolerances, when it was widened
-
-    @property
-    def rules(self) -> list[str]:
-        """Names of the violated rules, sorted and unique."""
-        return sorted({v.rule for v in self.violations})
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON form printed by `jarvis origami check`."""
-        return {
-            "foldable": self.foldable if self.decided else None,
-            "decided": self.decided,
-            **({"undecided_reason": self.undecided_reason} if not self.decided else {}),
-            "local_ok": self.local_ok,
-            "global_checked": self.global_checked,
-            "violated_rules": self.rules,
-            "violations": [v.to_json() for v in self.violations],
-            "stats": self.stats,
-            **({"tolerance": self.tolerance} if self.tolerance else {}),
-            **({"violated_as_written": self.as_written} if self.as_written else {}),
-        }
 
 
 def _boundary_vertices(cp: CreasePattern) -> set[int]:
@@ -270,14 +137,16 @@ def check(cp: CreasePattern, global_check: bool = True, limits: CheckLimits | No
     else:
         if progress is not None:
             written = ", ".join(as_written.rules) if as_written.decided else "undecided"
-            progress(f"not foldable as written ({written}); checking again within the file's precision "
+            progress(f"as written, exactly: {written}; checking again within the file's precision "
                      f"(+-{given:.3g}, {source})")
         verdict = _check_sheet(sheet, given / scale, global_check, limits, progress)
         verdict.as_written = as_written.rules if as_written.decided else ["undecided"]
         if not verdict.decided and not verdict.undecided_reason.startswith("time limit"):
-            written = ", ".join(as_written.rules) if as_written.decided else as_written.undecided_reason
-            verdict.undecided_reason = (f"not foldable as written ({written}), but the coordinates are only known to "
-                                        f"+-{given:.3g} ({source}): {verdict.undecided_reason}")
+            exact = (f"it breaks {', '.join(as_written.rules)}" if as_written.decided
+                     else f"undecided too ({as_written.undecided_reason})")
+            verdict.undecided_reason = (f"undecided: the coordinates are only known to +-{given:.3g} ({source}), and "
+                                        f"within that precision: {verdict.undecided_reason}. Checked exactly as "
+                                        f"written, {exact}")
     tol = _tolerances(sheet, given / scale) if verdict is not as_written else FOLDED_TOL
     verdict.tolerance = {"coordinate_noise": given, "noise_source": source, "fold_tolerance": tol * scale,
                          "widened": verdict is not as_written}
@@ -404,47 +273,6 @@ def folded_state(cp: CreasePattern, atol: float = 1e-6) -> tuple[FoldedState, li
     return FoldedState(faces, face_edges, done, flipped, {}, crease_faces), problems, crease_faces
 
 
-class _Clauses:
-    """CNF over 'face f above face g' variables, with selector literals for unsat cores."""
-
-    def __init__(self) -> None:
-        self.var: dict[tuple[int, int], int] = {}
-        self.clauses: list[list[int]] = []
-        self.groups: dict[int, tuple[str, tuple[int, ...]]] = {}
-
-    def pair(self, f: int, g: int) -> int:
-        """Literal for 'f above g'."""
-        if f < g:
-            key = (f, g)
-            sign = 1
-        else:
-            key = (g, f)
-            sign = -1
-        if key not in self.var:
-            self.var[key] = len(self.var) + 1
-        return sign * self.var[key]
-
-    def group(self, rule: str, edges: tuple[int, ...]) -> int:
-        """A selector literal for a named constraint group (assumed true when solving)."""
-        sel = _SELECTOR_BASE + len(self.groups) + 1
-        self.groups[sel] = (rule, edges)
-        return sel
-
-    def finish(self, top: int) -> tuple[list[list[int]], dict[int, tuple[str, tuple[int, ...]]]]:
-        """Clauses and groups with selectors renumbered right after variable `top` (SAT solvers size
-        their arrays by the largest variable, so sparse numbering costs memory and time)."""
-
-        def ren(lit: int) -> int:
-            a = abs(lit)
-            return lit if a <= _SELECTOR_BASE else (1 if lit > 0 else -1) * (a - _SELECTOR_BASE + top)
-
-        clauses = [[ren(x) for x in c] for c in self.clauses]
-        return clauses, {sel - _SELECTOR_BASE + top: g for sel, g in self.groups.items()}
-
-
-_SELECTOR_BASE = 1 << 40
-
-
 def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
                  progress: Callable[[str], None] | None = None, tol: float = FOLDED_TOL) -> Verdict:
     """Global flat-foldability: find a layer order or report the creases whose constraints conflict.
@@ -492,19 +320,18 @@ def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
         for ki in np.nonzero(_inside_convex(p, mids, max(1e-6, 2 * tol)))[0].tolist():
             mid_inside[ki].append(f)
     # Size the problem before building it: pairs and triples of faces sharing a cell.
-    unique_sets = {tuple(sorted(fs)) for fs in cell_faces}
-    n_pairs = sum(math.comb(len(k), 2) for k in unique_sets)
-    n_triples = sum(math.comb(len(k), 3) for k in unique_sets)
+    stacks = sorted({tuple(sorted(fs)) for fs in cell_faces})
+    n_pairs, n_triples = stack_sizes(stacks)  # triples shared by two stacks counted twice: an upper bound
     estimate = n_pairs + 2 * n_triples
-    max_stack = max((len(k) for k in unique_sets), default=0)
-    if estimate > clock.limits.max_clauses:
+    max_stack = max((len(k) for k in stacks), default=0)
+    limit = clock.limits.clause_limit
+    if estimate > limit:
         raise _Undecided(f"the layer problem is too large: {max_stack} faces stack in one place, about "
-                         f"{estimate:,} clauses (limit {clock.limits.max_clauses:,})")
+                         f"{estimate:,} clauses ({clock.limits.budget_text()})")
     clock.say(f"{len(cells)} overlap cells, up to {max_stack} faces deep: about {estimate:,} clauses")
-    cnf = _Clauses()
-    for fs in cell_faces:
-        for f, g in itertools.combinations(fs, 2):
-            cnf.pair(f, g)
+    cnf = LayerCnf()
+    for f, g in cell_pairs(cell_faces):
+        cnf.pair(f, g)
     # Crease constraints: the assignment fixes which of the two faces lies above.
     for e, (f, g) in sorted(crease_faces.items()):
         asg = cp.assignments[e]
@@ -512,22 +339,53 @@ def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
             continue
         g_above = (asg == "V") != state.flipped[f]
         sel = cnf.group("crease-assignment", (e,))
-        cnf.clauses.append([-sel, cnf.pair(g, f) if g_above else cnf.pair(f, g)])
-    # Transitivity among faces sharing a cell.
-    seen_sets: set[tuple[int, ...]] = set()
-    triples: set[tuple[int, int, int]] = set()
-    for fs in cell_faces:
-        key = tuple(sorted(fs))
-        if len(key) < 3 or key in seen_sets:
-            continue
-        seen_sets.add(key)
-        triples.update(itertools.combinations(key, 3))
-    clock.say(f"{len(triples):,} transitivity triples")
-    for a, b, c in sorted(triples):
-        x_ab, x_bc, x_ca = cnf.pair(a, b), cnf.pair(b, c), cnf.pair(c, a)
-        cnf.clauses.append([-x_ab, -x_bc, -x_ca])
-        cnf.clauses.append([x_ab, x_bc, x_ca])
-    # Tacos: creases whose folded images share a piece of line.
+        cnf.add("crease", [-sel, cnf.pair(g, f) if g_above else cnf.pair(f, g)])
+    taco_taco, taco_tortilla = _tacos(cp, state, crease_faces, arr, seg_of, keys, mid_inside, clock)
+    if estimate + cnf.small_count() + 8 * len(taco_taco) + 2 * len(taco_tortilla) > limit:
+        raise _Undecided(f"the layer problem is too large: {len(taco_taco):,} taco-taco and {len(taco_tortilla):,} "
+                         f"taco-tortilla pairs ({clock.limits.budget_text()})")
+    for e1, e2 in sorted(taco_taco):
+        (a, b), (c, d) = crease_faces[e1], crease_faces[e2]
+        lits = [cnf.pair(a, c), cnf.pair(b, c), cnf.pair(a, d), cnf.pair(b, d)]
+        sel = cnf.group("taco-taco", (e1, e2))
+        # (a>c xor b>c) == (a>d xor b>d): forbid every odd-parity assignment of the four literals.
+        for signs in itertools.product((1, -1), repeat=4):
+            if signs.count(-1) % 2 == 1:
+                cnf.add("taco-taco", [-sel, *[-s * lit for s, lit in zip(signs, lits, strict=True)]])
+    for e, c in sorted(taco_tortilla):
+        a, b = crease_faces[e]
+        x, y = cnf.pair(a, c), cnf.pair(b, c)
+        sel = cnf.group("taco-tortilla", (e,))
+        cnf.add("taco-tortilla", [-sel, -x, y])
+        cnf.add("taco-tortilla", [-sel, x, -y])
+    _maekawa_for_unassigned(cp, state, crease_faces, cnf)
+    with Solver(name=SAT_SOLVER) as solver:
+        clock.say("adding the clauses to the solver, transitivity among faces sharing a cell streamed")
+        count, groups = cnf.stream(solver, stacks, ("crease", "transitivity", "taco-taco", "taco-tortilla",
+                                                    "maekawa"), clock.tick)
+        stats = {"faces": n_faces, "cells": len(cells), "variables": len(cnf.var), "clauses": count,
+                 "taco_taco": len(taco_taco), "taco_tortilla": len(taco_tortilla), "transitivity": cnf.triples}
+        clock.say(f"solving {count:,} clauses over {cnf.top + len(groups):,} variables")
+        found, lits = clock.solve(solver, sorted(groups))
+    if found:
+        model = set(x for x in lits if x > 0)
+        state.above = {key: v in model for key, v in cnf.var.items()}
+        return Verdict(True, [], True, True, state, stats)
+    by_rule: dict[str, set[int]] = {}
+    for sel in sorted(lits):
+        rule, edges = groups[sel]
+        by_rule.setdefault(rule, set()).update(edges)
+    edges_all = sorted({e for es in by_rule.values() for e in es})
+    msg = "no layer order exists; conflicting constraints: " + ", ".join(
+        f"{r} on creases {sorted(es)}" for r, es in sorted(by_rule.items()))
+    verts = tuple(sorted({v for e in edges_all for v in cp.edges[e]}))
+    return Verdict(False, [Violation("layer-order", msg, verts, tuple(edges_all))], True, True, None, stats)
+
+
+def _tacos(cp: CreasePattern, state: FoldedState, crease_faces: dict[int, tuple[int, int]], arr: Any,
+           seg_of: dict[tuple[float, ...], list[int]], keys: list[tuple[float, ...]], mid_inside: list[list[int]],
+           clock: _Clock) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """Creases whose folded images share a piece of line (taco-taco), and creases inside a face (taco-tortilla)."""
     side: dict[int, float] = {}
     taco_taco: set[tuple[int, int]] = set()
     taco_tortilla: set[tuple[int, int]] = set()
@@ -545,49 +403,12 @@ def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
             for c in mid_inside[k]:
                 if c not in crease_faces[e]:
                     taco_tortilla.add((e, c))
-    if len(cnf.clauses) + 8 * len(taco_taco) + 2 * len(taco_tortilla) > clock.limits.max_clauses:
-        raise _Undecided(f"the layer problem is too large: {len(taco_taco):,} taco-taco and {len(taco_tortilla):,} "
-                         f"taco-tortilla pairs (clause limit {clock.limits.max_clauses:,})")
-    for e1, e2 in sorted(taco_taco):
-        (a, b), (c, d) = crease_faces[e1], crease_faces[e2]
-        lits = [cnf.pair(a, c), cnf.pair(b, c), cnf.pair(a, d), cnf.pair(b, d)]
-        sel = cnf.group("taco-taco", (e1, e2))
-        # (a>c xor b>c) == (a>d xor b>d): forbid every odd-parity assignment of the four literals.
-        for signs in itertools.product((1, -1), repeat=4):
-            if signs.count(-1) % 2 == 1:
-                cnf.clauses.append([-sel, *[-s * lit for s, lit in zip(signs, lits, strict=True)]])
-    for e, c in sorted(taco_tortilla):
-        a, b = crease_faces[e]
-        x, y = cnf.pair(a, c), cnf.pair(b, c)
-        sel = cnf.group("taco-tortilla", (e,))
-        cnf.clauses.append([-sel, -x, y])
-        cnf.clauses.append([-sel, x, -y])
-    top = _maekawa_for_unassigned(cp, state, crease_faces, cnf)
-    clauses, groups = cnf.finish(top)
-    stats = {"faces": n_faces, "cells": len(cells), "variables": len(cnf.var), "clauses": len(cnf.clauses),
-             "taco_taco": len(taco_taco), "taco_tortilla": len(taco_tortilla), "transitivity": len(triples)}
-    clock.say(f"solving {len(clauses):,} clauses over {top:,} variables")
-    with Solver(name="cadical153", bootstrap_with=clauses) as solver:
-        assumptions = sorted(groups)
-        if solver.solve(assumptions=assumptions):
-            model = set(x for x in solver.get_model() or [] if x > 0)
-            state.above = {key: v in model for key, v in cnf.var.items()}
-            return Verdict(True, [], True, True, state, stats)
-        core = sorted(solver.get_core() or [])
-    by_rule: dict[str, set[int]] = {}
-    for sel in core:
-        rule, edges = groups[sel]
-        by_rule.setdefault(rule, set()).update(edges)
-    edges_all = sorted({e for es in by_rule.values() for e in es})
-    msg = "no layer order exists; conflicting constraints: " + ", ".join(
-        f"{r} on creases {sorted(es)}" for r, es in sorted(by_rule.items()))
-    verts = tuple(sorted({v for e in edges_all for v in cp.edges[e]}))
-    return Verdict(False, [Violation("layer-order", msg, verts, tuple(edges_all))], True, True, None, stats)
+    return taco_taco, taco_tortilla
 
 
 def _maekawa_for_unassigned(cp: CreasePattern, state: FoldedState, crease_faces: dict[int, tuple[int, int]],
-                            cnf: _Clauses) -> int:
-    """Maekawa as cardinality constraints at vertices with unassigned creases; returns the top variable.
+                            cnf: LayerCnf) -> None:
+    """Maekawa as cardinality constraints at vertices with unassigned creases.
 
     Taco constraints alone do not force a closed winding around a vertex, so an assignment read off
     the layer order of U creases needs |M - V| = 2 imposed explicitly.
@@ -601,21 +422,14 @@ def _maekawa_for_unassigned(cp: CreasePattern, state: FoldedState, crease_faces:
     for e, (f, g) in crease_faces.items():
         lit = cnf.pair(g, f)  # g above f
         valley[e] = -lit if state.flipped[f] else lit
-    top = max(cnf.var.values(), default=0)
     for v in sorted(around):
         es = around[v]
-        if v in boundary or not any(cp.assignments[e] == "U" for e in es):
+        if v in boundary or not any(cp.assignments[e] == "U" for e in es) or len(es) % 2:
             continue
-        k = len(es)
-        if k % 2:
-            continue
-        choice = top + 1
-        top += 1
-        for want, guard in ((k // 2 + 1, -choice), (k // 2 - 1, choice)):
-            enc = CardEnc.equals(lits=[valley[e] for e in es], bound=want, top_id=top, encoding=EncType.seqcounter)
-            top = max(top, enc.nv)
-            cnf.clauses.extend([[guard, *c] for c in enc.clauses])
-    return top
+        cnf.top += 1
+        choice = cnf.top
+        for want, guard in ((len(es) // 2 + 1, -choice), (len(es) // 2 - 1, choice)):
+            cnf.cardinality_equals([valley[e] for e in es], want, guard)
 
 
 def _side(cp: CreasePattern, state: FoldedState, e: int, f: int) -> float:

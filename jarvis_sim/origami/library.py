@@ -16,8 +16,9 @@ from jarvis_sim.origami.fold_format import CreasePattern, dumps, read_fold
 from jarvis_sim.origami.foldability import check
 from jarvis_sim.origami.generator import candidate_patterns, pattern_class, pattern_key
 from jarvis_sim.origami.impossible import METHODS, impossible_twin
+from jarvis_sim.paths import asset_path
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets" / "gamibench"
+ASSETS = asset_path("gamibench")
 DEFAULT_SEED = 42
 QUOTA = {"simple": 104, "complex": 82}  # 186 valid patterns, as in GamiBench
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from jarvis_sim.tasks import perturbed
 from jarvis_sim.tasks.collection import TASK_ID, rebuild_task
-from jarvis_sim.tasks.registry import SuiteInfo, TaskFamily, UnknownKeyError, register_family
+from jarvis_sim.tasks.family import SuiteInfo, TaskFamily, UnknownKeyError, register_family
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.suites import RECIPES, load_suite
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Literal, cast
 
+from jarvis_sim.tasks.family import SuiteInfo, TaskFamily, UnknownKeyError, register_family
 from jarvis_sim.tasks.lego_family import LEGO
-from jarvis_sim.tasks.registry import SuiteInfo, TaskFamily, UnknownKeyError, register_family
 from jarvis_sim.tasks.spec import TaskSpec
 
 PlanningObservation = Literal["rgb", "rgbd", "rgbd_3d"]

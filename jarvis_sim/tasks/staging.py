@@ -47,6 +47,25 @@ def workspace_for_bounds(bounds: tuple[int, int, int, int]) -> Workspace:
     return Workspace(lattice_origin=(_round(ox), _round(oy), 0.0))
 
 
+def out_of_reach(bounds: tuple[int, int, int, int]) -> str | None:
+    """Why a structure with these (x0, y0, x1, y1) stud bounds, centred as workspace_for centres it, cannot be
+    built (a corner beyond the arm's reach, or its +y edge over the staging area), or None when it can."""
+    x0, y0, x1, y1 = bounds
+    ws = workspace_for_bounds(bounds)
+    ox, oy = ws.lattice_origin[0], ws.lattice_origin[1]
+    xs, ys = (ox + x0 * u.STUD_PITCH_M, ox + x1 * u.STUD_PITCH_M), (oy + y0 * u.STUD_PITCH_M, oy + y1 * u.STUD_PITCH_M)
+    far = max(math.hypot(x, y) for x in xs for y in ys)
+    size = f"{x1 - x0} x {y1 - y0} studs ({(x1 - x0) * 8} x {(y1 - y0) * 8} mm)"
+    if far > REACH_MAX_M:
+        return (f"its footprint is {size}; centred in front of the robot, its far corner lies {far:.2f} m from the "
+                f"robot base, beyond the arm's reach of {REACH_MAX_M:.2f} m")
+    edge = STAGING_AREAS[0][0][1] - STRUCTURE_CLEARANCE_M
+    if ys[1] > edge:
+        return (f"its footprint is {size}; centred in front of the robot, it reaches y = {ys[1]:.2f} m, over the "
+                f"staging area where the loose bricks lie (it may reach {edge:.2f} m)")
+    return None
+
+
 def structure_max_y(target: Assembly, workspace: Workspace) -> float:
     """World y of the structure footprint's +y edge."""
     return workspace.lattice_origin[1] + target.footprint_bounds()[3] * u.STUD_PITCH_M

@@ -19,10 +19,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from jarvis_sim.lego.assembly import Assembly
+from jarvis_sim.lego.assembly import Assembly, AssemblyError
 from jarvis_sim.tasks.collection import tasks_of
 from jarvis_sim.tasks.difficulty import stratum_of
-from jarvis_sim.tasks.spec import TaskSpec
+from jarvis_sim.tasks.spec import MAX_TASK_BRICKS, TaskSpec
+from jarvis_sim.tasks.staging import out_of_reach
 from jarvis_sim.tasks.suites import suite_path
 
 MAX_TASK_FILE_BYTES = 64 << 20
@@ -55,7 +56,15 @@ def suite_strata(suite: str = "jarvis-v1") -> tuple[float, float]:
 
 
 def tasks_from_assembly(assembly: Assembly, seed: int = 0) -> list[TaskSpec]:
-    """Every task of a user's assembly, difficulty labelled; AssemblyError when it cannot be built in order."""
+    """Every task of a user's assembly, difficulty labelled; AssemblyError when it cannot be built in order or is
+    larger than a task may be (its last task holds every brick of the model)."""
+    if len(assembly) > MAX_TASK_BRICKS:
+        raise AssemblyError(f"the model has {len(assembly)} bricks and its last task would hold all of them; a task "
+                            f"holds at most {MAX_TASK_BRICKS} (jarvis_sim.tasks.spec.MAX_TASK_BRICKS): import a "
+                            "submodel of it, or split it into models of at most that many bricks")
+    far = out_of_reach(assembly.footprint_bounds())
+    if far is not None:
+        raise AssemblyError(f"the model does not fit the robot's workspace: {far}")
     assembly.validate()
     thresholds = suite_strata()
     out = []

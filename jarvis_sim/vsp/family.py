@@ -17,8 +17,8 @@ import random
 import re
 from pathlib import Path
 
+from jarvis_sim.tasks.family import QuestionFamily, SuiteInfo, UnknownKeyError, register_family
 from jarvis_sim.tasks.question import QuestionItem
-from jarvis_sim.tasks.registry import QuestionFamily, SuiteInfo, UnknownKeyError, register_family
 from jarvis_sim.vsp import blocks as B
 from jarvis_sim.vsp import layout as L
 from jarvis_sim.vsp import maze as M
@@ -57,7 +57,8 @@ class VspFamily(QuestionFamily):
         root = L.resolve_root(self._root)
         if root is None or not (root / "VSP-main").is_dir():
             raise L.VspLayoutError(
-                f"no VSP dataset at {root or '(unset)'}: pass --vsp-root DIR or set ${L.ENV_ROOT} to the folder holding VSP-main/"
+                f"no VSP dataset at {root or '(unset)'}: the official data is used where ${L.ENV_ROOT} names the folder "
+                "holding VSP-main/"
             )
         return root
 

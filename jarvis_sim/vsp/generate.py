@@ -11,17 +11,21 @@ from __future__ import annotations
 import json
 import os
 import random
+import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from tqdm import tqdm
+
+from jarvis_sim.paths import asset_path, cache_root
 from jarvis_sim.vsp import blocks as B
 from jarvis_sim.vsp import layout as L
 from jarvis_sim.vsp import maze as M
 from jarvis_sim.vsp import render_blocks, render_maze
 
 GENERATOR_VERSION = 1
-ASSETS = Path(__file__).resolve().parents[2] / "assets" / "vsp"
+ASSETS = asset_path("vsp")
 MAZE_LEVELS = {t: [f"level{n}" for n in range(3, 9)] for t in ("main", "t1", "t2", "t3")}
 MAZE_LEVELS["t4"] = [f"level_step{n}" for n in (1, 3, 5, 7, 9)]
 BLOCKS_LEVELS = {"main": ["level1", "level3", "level5", "level7"], "t4": ["level1", "level3", "level5", "level7"],
@@ -345,9 +349,8 @@ def generate_set(out: Path, seed: int, n: int, n_examples: int = 8, workers: int
 
 
 def cache_dir() -> Path:
-    """Where on-demand sets go: $JARVIS_CACHE_DIR or .jarvis-cache/ at the repository root."""
-    raw = os.environ.get("JARVIS_CACHE_DIR")
-    return Path(raw) if raw else Path(__file__).resolve().parents[2] / ".jarvis-cache"
+    """Where on-demand sets go: the user's cache (jarvis_sim.paths.cache_root), never the installed package."""
+    return cache_root()
 
 
 def ensure_mini_set() -> Path:
@@ -355,7 +358,11 @@ def ensure_mini_set() -> Path:
     out = cache_dir() / "vsp" / f"gen-mini-s{MINI_SEED}-n{MINI_N}-v{GENERATOR_VERSION}"
     if not (out / "GENERATED.json").is_file():
         tmp = out.with_name(out.name + f".tmp{os.getpid()}")
-        generate_set(tmp, MINI_SEED, MINI_N, MINI_EXAMPLES, workers=1)
+        levels = sum(len(levels_of(s, t)) for s in L.SCENARIOS for t in L.TASKS)
+        # A bar on a terminal only (disable=None): the first use builds the set into the user's cache.
+        with tqdm(total=levels, unit="level", desc=f"building VSP set {out.name} in {out.parent}", disable=None,
+                  file=sys.stderr) as bar:
+            generate_set(tmp, MINI_SEED, MINI_N, MINI_EXAMPLES, workers=1, progress=lambda _: bar.update())
         try:
             tmp.rename(out)
         except OSError:  # another process finished first; its copy is identical

@@ -11,7 +11,9 @@ import math
 
 import numpy as np
 
+from jarvis_sim.gripper import GRIPPER_MAX_OPENING_M, PICK_OPENING_MIN_MM, opening_fits
 from jarvis_sim.lego import units as u
+from jarvis_sim.lego.assembly import LATTICE_LIMIT
 from skills.context import SkillContext
 from skills.errors import (
     AlreadyHolding,
@@ -23,6 +25,7 @@ from skills.errors import (
     PlacementFailed,
     PlacementOccupied,
     StuckInStructure,
+    TooWideForGripper,
     Unreachable,
 )
 from skills.geometry import (
@@ -44,7 +47,6 @@ from skills.types import BrickDescriptor, GraspPlan, PickResult, Placement, Plac
 APPROACH_HEIGHT_MM = 60.0  # above the highest thing under the gripper
 FINGER_CLEARANCE_MM = 9.0  # finger thickness plus margin on each side of the brick
 PICK_OPENING_MM = 6.0  # per side: how much wider than the brick the pads open to descend around it, room allowing
-PICK_OPENING_MIN_MM = 1.0  # per side, at the least (perception errs by about half a millimetre)
 FINGER_HALF_WIDTH_MM = 4.0  # half the finger pad's width along the brick, with margin
 GRIP_DEPTH_MM = 4.5  # pads centre this far below a brick's top face
 PULL_STEP_MM = 1.0  # lift increments while pulling a structure brick off its studs (studs engage 1.7 mm)
@@ -67,6 +69,7 @@ RELEASE_GRIP_N = 0.3  # per finger: the squeeze a placed brick is let go from
 RELEASE_EASE_S = 0.05
 PULL_REFLEX_N = 45.0  # the contact reflex while pulling: above the pulling grip's friction (2 x 15 N x 1.0)
 PRESS_BELOW_SEAT_MM = 1.0  # the guarded descent's lowest point below the seat (the press stops at the give first)
+CENTRING_OPENING_MM = 12.0  # the first squeeze of the centring opens this much wider than the brick's other side
 RELEASE_OPENING_MM = 4.0  # the pads open this much wider than the brick to let it go (2 mm on each side)
 PAD_HALF_WIDTH_MM = PAD.half_along_mm  # finger pad (LEGO fingertips), across the finger travel
 PAD_THICKNESS_MM = PAD.across_mm[1] - PAD.across_mm[0]
@@ -163,6 +166,12 @@ def _grasp_plan(ctx: SkillContext, brick: str, across_long: bool) -> GraspPlan:
         raise NotGraspable(f"brick {brick} has no point cloud in the last observation; call observe()")
     yaw_deg = d.yaw_deg + (90.0 if across_long else 0.0)
     span_mm = _grip_span_mm(d, across_long)
+    if not opening_fits(span_mm + 2 * PICK_OPENING_MIN_MM):
+        side = "long" if across_long else "narrow"
+        raise TooWideForGripper(
+            f"brick {brick} (a {d.size[0]} x {d.size[1]} {d.height}) is {span_mm:.1f} mm across its {side} side, where "
+            f"the fingers would close; the gripper opens {GRIPPER_MAX_OPENING_M * 1000.0:.0f} mm at most, so it "
+            "cannot be picked this way" + ("; pick it across its narrow side" if across_long else ""))
     depth = PLATE_GRIP_DEPTH_MM if d.height == "plate" else GRIP_DEPTH_MM
     centre = np.array([d.x_mm, d.y_mm]) / 1000.0
     # The finger tips reach FINGERTIP_BELOW_TCP_MM below the TCP: keep them off whatever the brick rests on.
@@ -177,6 +186,7 @@ def _grasp_plan(ctx: SkillContext, brick: str, across_long: bool) -> GraspPlan:
         )
     # The pads open only as far as the room beside the brick allows: wide open, they would land on a neighbour.
     opening = span_mm + 2 * min(PICK_OPENING_MM, max(PICK_OPENING_MIN_MM, gap - PAD_THICKNESS_MM - 0.5))
+    opening = min(opening, GRIPPER_MAX_OPENING_M * 1000.0)
     # The pads' own room is the gap just measured; above them, the upper fingers and the hand reach wider.
     blockers = _hand_blockers(ctx, d.x_mm, d.y_mm, math.radians(yaw_deg), (span_mm, opening),
                               pad_z - FINGERTIP_BELOW_TCP_MM, {brick}, ABOVE_PADS)
@@ -276,7 +286,7 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool, offset_mm: float = 0
     at = _pad_target(ctx, plan.x_mm, plan.y_mm, plan.z_mm)
     quat = top_down_quaternion(_hand_yaw(ctx, above, math.radians(plan.yaw_deg)))
     squared_yaw = None  # the hand's yaw when the centring squeeze squared the brick up
-    if not d.in_structure and _room_to_centre(ctx, d, plan):
+    if not d.in_structure and _centring_fits(d, across_long) and _room_to_centre(ctx, d, plan):
         try:
             squared_yaw = _centre_between_fingers(ctx, d, plan, above, at, across_long)
         except (PathBlocked, Unreachable):
@@ -384,6 +394,12 @@ def _centring_radius_mm(d: BrickDescriptor) -> float:
     return max(long_mm / 2 + 2.0, math.hypot(long_mm, short_mm) / 2 + 1.5)
 
 
+def _centring_fits(d: BrickDescriptor, across_long: bool) -> bool:
+    """Whether the hand opens wide enough to square this brick up (a 6 x 8 plate needs 82.7 mm to turn the opened
+    fingers about it): a wider brick is grasped as perceived."""
+    return opening_fits(2 * _centring_radius_mm(d)) and opening_fits(_grip_span_mm(d, not across_long) + CENTRING_OPENING_MM)
+
+
 def _room_to_centre(ctx: SkillContext, d: BrickDescriptor, plan: GraspPlan) -> bool:
     """True when nothing perceived stands within reach of fingers opened around the brick and turning about it."""
     reach_mm = max(_centring_radius_mm(d), _grip_span_mm(d, across_long=True) / 2 + 6.0) + PAD_THICKNESS_MM + 1.0
@@ -411,7 +427,7 @@ def _centre_between_fingers(ctx: SkillContext, d: BrickDescriptor, plan: GraspPl
     assert ctx.motion is not None
     yaw = math.radians(plan.yaw_deg)
     quat_first = top_down_quaternion(_hand_yaw(ctx, above, yaw + math.pi / 2))
-    ctx.backend.set_gripper(closed=False, width_m=(_grip_span_mm(d, not across_long) + 12.0) / 1000.0)
+    ctx.backend.set_gripper(closed=False, width_m=(_grip_span_mm(d, not across_long) + CENTRING_OPENING_MM) / 1000.0)
     wait_gripper(ctx)
     _transfer(ctx, above, quat_first, check_collisions=True)
     ctx.motion.move_to(ctx, at, quat_first, speed=0.05, check_collisions=False)
@@ -550,7 +566,8 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
     # sideways, prying the structure below (a 1-wide brick's clutch holds 0.03 N m at most).
     ctx.backend.set_gripper(closed=True, force_n=RELEASE_GRIP_N)
     step_watching(ctx, max(1, round(RELEASE_EASE_S / ctx.backend.control_dt)))
-    ctx.backend.set_gripper(closed=False, width_m=(span_mm + RELEASE_OPENING_MM) / 1000.0)
+    ctx.backend.set_gripper(closed=False, width_m=min(span_mm + RELEASE_OPENING_MM, GRIPPER_MAX_OPENING_M * 1000.0)
+                            / 1000.0)
     wait_gripper(ctx)
     ctx.motion.move_to(ctx, above, quat, speed=0.1, check_collisions=False)
     # Step aside (to -y, away from the staging area) so the hand no longer hides the brick from the camera.
@@ -614,8 +631,8 @@ def place_at(ctx: SkillContext, stud_x: int, stud_y: int, level: int, rotation: 
         raise NothingHeld("the gripper holds nothing: pick(brick) first")
     if rotation not in (0, 1, 2, 3):
         raise InvalidArgument(f"rotation must be 0, 1, 2 or 3 quarter turns, not {rotation}")
-    if not 0 <= level <= 200:
-        raise InvalidArgument(f"level must lie in 0..200 plates, not {level}")
+    if not 0 <= level <= LATTICE_LIMIT:
+        raise InvalidArgument(f"level must lie in 0..{LATTICE_LIMIT} plates, not {level}")
     held = ctx.held_descriptor
     pose = ground_placement_pose(ctx.workspace, held.size, height_kind(held),
                                  stud_x, stud_y, rotation)

@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from jarvis_sim.backends.ros.spinning import SpinThread
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.provenance import PlannerInfo
 from skills.errors import PathBlocked
 from skills.motion import CartesianPlanner, MotionPlanner
 from skills.planners.joint_paths import collision_free_goal, straight_or_detour
-from skills.ros.spinning import SpinThread
 
 if TYPE_CHECKING:
     from skills.context import SkillContext

@@ -34,157 +34,24 @@ from typing import Any
 
 import numpy as np
 
-from jarvis_sim.backends.base import Backend, CameraFrame, RobotState, make_backend
-from jarvis_sim.lego.world_state import WorldState
-from jarvis_sim.provenance import PlannerInfo
+from jarvis_sim.backends.base import Backend, CameraFrame
+from jarvis_sim.backends.registry import make_backend
+from jarvis_sim.backends.ros import status
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.errors import SkillError
-from skills.motion import SETTLE_MAX_S, MotionPlanner, make_planner
-from skills.registry import SkillSpec, library
-from skills.ros import status
-from skills.ros.trajectory import PANDA_ARM_JOINTS, PANDA_FINGER_JOINTS, TrajectoryRejected, order_goal
+from skills.libraries import library
+from skills.planners.registry import make_planner
+from skills.registry import SkillSpec
+from skills.ros.controllers import ControllerActions
+from skills.ros.messages import image_message, stamp
+from skills.ros.observed import ObservedBackend, PhaseReportingPlanner
+from skills.ros.trajectory import PANDA_ARM_JOINTS, PANDA_FINGER_JOINTS
 
 DEFAULT_NAMESPACE = "/jarvis"
-GRIPPER_DEFAULT_FORCE_N = 5.0
 RESULT_TIMEOUT_S = 30.0  # how long an action server keeps a finished goal for its client to fetch the result
 
 
-class ObservedBackend(Backend):
-    """A backend that calls `on_tick` after every control tick and `on_phase` when a skill starts a phase."""
-
-    def __init__(self, inner: Backend, on_tick: Callable[[], None], on_phase: Callable[[str], None]):
-        self.inner, self.on_tick, self.on_phase = inner, on_tick, on_phase
-        self.name = inner.name
-
-    def load(self, task: TaskSpec, seed: int = 0) -> None:
-        self.inner.load(task, seed)
-
-    def reset(self, seed: int = 0) -> None:
-        self.inner.reset(seed)
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def step(self, n: int = 1) -> None:
-        for _ in range(n):
-            self.inner.step(1)
-            self.on_tick()
-
-    @property
-    def control_dt(self) -> float:
-        return self.inner.control_dt
-
-    @property
-    def sim_time_s(self) -> float:
-        return self.inner.sim_time_s
-
-    def robot_state(self) -> RobotState:
-        return self.inner.robot_state()
-
-    def set_joint_targets(self, q: np.ndarray) -> None:
-        self.inner.set_joint_targets(q)
-
-    def set_ee_target(self, position: np.ndarray, quaternion: np.ndarray) -> None:
-        self.inner.set_ee_target(position, quaternion)
-
-    def set_gripper(self, closed: bool, force_n: float | None = None, width_m: float | None = None) -> None:
-        self.on_phase("gripper_close" if closed else "gripper_open")
-        self.inner.set_gripper(closed, force_n, width_m)
-
-    def solve_ik(self, position: np.ndarray, quaternion: np.ndarray, q0: np.ndarray | None = None) -> np.ndarray | None:
-        return self.inner.solve_ik(position, quaternion, q0)
-
-    def collisions(self, q: np.ndarray, ignore: tuple[str, ...] = (),
-                   clearance_m: float = 0.0) -> list[tuple[str, str]]:
-        return self.inner.collisions(q, ignore, clearance_m)
-
-    @property
-    def home_q(self) -> np.ndarray:
-        return self.inner.home_q
-
-    def cameras(self) -> list[str]:
-        return self.inner.cameras()
-
-    def render(self, camera: str = "top", rgb: bool = True, depth: bool = True, segmentation: bool = False) -> CameraFrame:
-        if segmentation:
-            self.on_phase("perceive")
-        return self.inner.render(camera, rgb, depth, segmentation)
-
-    def world_state(self) -> WorldState:
-        return self.inner.world_state()
-
-    def held_brick(self) -> str | None:
-        return self.inner.held_brick()
-
-    def save_state(self) -> Any:
-        return self.inner.save_state()
-
-    def restore_state(self, snapshot: Any) -> None:
-        self.inner.restore_state(snapshot)
-
-    def displace_brick(self, brick_id: str, offset_m: tuple[float, float]) -> None:
-        self.inner.displace_brick(brick_id, offset_m)
-
-    def drop_held(self) -> None:
-        self.inner.drop_held()
-
-    def knock(self, brick_id: str, impulse_n_s: float) -> None:
-        self.inner.knock(brick_id, impulse_n_s)
-
-    def tool_contact_force(self) -> tuple[np.ndarray, str | None, str | None]:
-        return self.inner.tool_contact_force()
-
-    def set_contact_reflex(self, force_n: float | None = None) -> None:
-        self.inner.set_contact_reflex(force_n)
-
-    def collision_event(self, clear: bool = True) -> tuple[str, str, float] | None:
-        return self.inner.collision_event(clear)
-
-    def joint_limits(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.inner.joint_limits()
-
-    def __getattr__(self, name: str) -> Any:
-        # Backend-specific extras the skills probe with getattr (ee_target_reached, ...): the inner backend's.
-        if name in ("inner", "on_tick", "on_phase"):
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-
-class PhaseReportingPlanner(MotionPlanner):
-    """Delegates to a planner and reports each arm motion as an `arm_move` phase."""
-
-    def __init__(self, inner: MotionPlanner, on_phase: Callable[[str], None]):
-        self.inner, self.on_phase = inner, on_phase
-
-    def move_to(self, ctx: Any, position: np.ndarray, quaternion: np.ndarray, speed: float = 0.2,
-                check_collisions: bool = True, ignore: tuple[str, ...] = ()) -> None:
-        self.on_phase("arm_move")
-        self.inner.move_to(ctx, position, quaternion, speed, check_collisions, ignore)
-
-    def describe(self) -> PlannerInfo:
-        return self.inner.describe()
-
-
-def _stamp(msg_time: Any, t: float) -> None:
-    sec = math.floor(t)
-    msg_time.sec, msg_time.nanosec = int(sec), int((t - sec) * 1e9)
-
-
-def image_message(image_cls: type, array: np.ndarray, encoding: str, frame_id: str, t: float) -> Any:
-    """A sensor_msgs/Image of a (H, W[, C]) array; `tobytes()` (not the array) keeps the copy to ~0.3 ms."""
-    msg = image_cls()
-    _stamp(msg.header.stamp, t)
-    msg.header.frame_id = frame_id
-    msg.height, msg.width = int(array.shape[0]), int(array.shape[1])
-    msg.encoding = encoding
-    msg.is_bigendian = 0
-    msg.step = int(array.strides[0]) if array.flags.c_contiguous else int(array.shape[1] * array.itemsize *
-                                                                           (array.shape[2] if array.ndim == 3 else 1))
-    msg.data = np.ascontiguousarray(array).tobytes()
-    return msg
-
-
-class BridgeNode:
+class BridgeNode(ControllerActions):
     """The bridge (see the module docstring). Create, then `spin()`; `close()` frees the node and the backend."""
 
     def __init__(self, backend: Backend, *, namespace: str = DEFAULT_NAMESPACE, planner: str = "cartesian",
@@ -335,7 +202,7 @@ class BridgeNode:
         js.position = [float(x) for x in state.joint_positions] + [half, half]
         js.velocity = [float(x) for x in state.joint_velocities] + [0.0, 0.0]
         clock = self._Clock()
-        _stamp(clock.clock, self.raw_backend.sim_time_s)
+        stamp(clock.clock, self.raw_backend.sim_time_s)
         tf_msg = None
         if self.pub_tf is not None:
             from geometry_msgs.msg import TransformStamped
@@ -359,12 +226,12 @@ class BridgeNode:
                 js, clock, tf_msg, t = snap
                 if self._wall_stamps:
                     t = time.time()
-                _stamp(js.header.stamp, t)
+                stamp(js.header.stamp, t)
                 self.pub_joint_states.publish(js)
                 self.pub_clock.publish(clock)
                 if tf_msg is not None:
                     for tf in tf_msg.transforms:
-                        _stamp(tf.header.stamp, t)
+                        stamp(tf.header.stamp, t)
                     self.pub_tf.publish(tf_msg)
                 self.joint_states_published += 1
             next_t += self._js_period
@@ -390,7 +257,7 @@ class BridgeNode:
 
     def _camera_info(self, frame: CameraFrame, frame_id: str, t: float) -> Any:
         info = self._CameraInfo()
-        _stamp(info.header.stamp, t)
+        stamp(info.header.stamp, t)
         info.header.frame_id = frame_id
         info.height, info.width = frame.shape
         k = np.asarray(frame.intrinsics, dtype=float)
@@ -580,104 +447,6 @@ class BridgeNode:
         response.world_from_camera = [float(v) for v in np.asarray(frame.world_from_camera, dtype=float).reshape(-1)]
         response.ok = True
         return response
-
-    # --- ros2_control-style controllers --------------------------------------------------------
-    def _scene_loaded(self, goal_request: Any) -> Any:
-        if self.ctx is None:
-            self.node.get_logger().warning("controller goal rejected: no task is loaded")
-            return self._goal_response.REJECT
-        return self._goal_response.ACCEPT
-
-    def _check_trajectory(self, goal_request: Any) -> Any:
-        if self.ctx is None:
-            return self._scene_loaded(goal_request)
-        try:
-            self._trajectory(goal_request)
-        except TrajectoryRejected as exc:
-            self.node.get_logger().warning(f"follow_joint_trajectory goal rejected: {exc}")
-            return self._goal_response.REJECT
-        return self._goal_response.ACCEPT
-
-    @staticmethod
-    def _trajectory(goal: Any) -> Any:
-        jt = goal.trajectory
-        points = [(p.time_from_start.sec + p.time_from_start.nanosec * 1e-9, list(p.positions)) for p in jt.points]
-        return order_goal(list(jt.joint_names), points)
-
-    def _follow_joint_trajectory(self, goal_handle: Any) -> Any:
-        result = self._FJT.Result()
-        try:
-            traj = self._trajectory(goal_handle.request)
-        except TrajectoryRejected as exc:  # accepted goals were checked; kept for a goal sent around the check
-            result.error_code, result.error_string = exc.code, str(exc)
-            goal_handle.abort()
-            return result
-        b = self.backend
-        start = b.robot_state().joint_positions.copy()
-        steps = max(1, math.ceil(traj.duration / b.control_dt))
-        fb = self._FJT.Feedback()
-        fb.joint_names = list(PANDA_ARM_JOINTS)
-        for k in range(1, steps + 1):
-            q = traj.sample(k * b.control_dt, start)
-            b.set_joint_targets(q)
-            b.step(1)
-            if k % 10 == 0 or k == steps:
-                fb.desired.positions = [float(v) for v in q]
-                fb.actual.positions = [float(v) for v in b.robot_state().joint_positions]
-                goal_handle.publish_feedback(fb)
-        final = traj.positions[-1]
-        tolerance = self._goal_tolerance(goal_handle.request)
-        for _ in range(math.ceil(SETTLE_MAX_S / b.control_dt)):  # the built-in planner's settle time
-            if float(np.max(np.abs(b.robot_state().joint_positions - final))) < tolerance:
-                break
-            b.step(1)
-        err = float(np.max(np.abs(b.robot_state().joint_positions - final)))
-        if err < tolerance:
-            result.error_code = self._FJT.Result.SUCCESSFUL
-            goal_handle.succeed()
-        else:
-            result.error_code = self._FJT.Result.GOAL_TOLERANCE_VIOLATED
-            result.error_string = f"a joint ended {err:.4f} rad from the last point (tolerance {tolerance} rad)"
-            goal_handle.abort()
-        return result
-
-    @staticmethod
-    def _goal_tolerance(goal: Any) -> float:
-        tols = [t.position for t in goal.goal_tolerance if t.position > 0]
-        return float(min(tols)) if tols else 0.01
-
-    def _gripper_command(self, goal_handle: Any) -> Any:
-        from control_msgs.action import GripperCommand
-
-        # MoveIt's Panda hand controller commands the finger joint position (each finger, 0 to 0.04 m).
-        cmd = goal_handle.request.command
-        b = self.backend
-        target_width = 2.0 * float(cmd.position)
-        current = b.robot_state().gripper_width
-        closing = target_width < current - 0.001
-        force = float(cmd.max_effort) if cmd.max_effort > 0 else GRIPPER_DEFAULT_FORCE_N
-        try:
-            if closing:
-                b.set_gripper(closed=True, force_n=force)
-            else:
-                b.set_gripper(closed=False, width_m=target_width)
-        except Exception as exc:
-            goal_handle.abort()
-            self.node.get_logger().warning(f"gripper_cmd rejected: {exc}")
-            return GripperCommand.Result(position=current / 2)
-        last, still = current, 0
-        for _ in range(math.ceil(3.0 / b.control_dt)):
-            b.step(1)
-            w = b.robot_state().gripper_width
-            still = still + 1 if abs(w - last) < 2e-5 else 0
-            last = w
-            if still * b.control_dt > 0.05:
-                break
-        reached = abs(last - target_width) < 0.002
-        result = GripperCommand.Result(position=last / 2, effort=force if closing else 0.0,
-                                       stalled=closing and not reached, reached_goal=reached)
-        goal_handle.succeed()
-        return result
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -47,7 +47,8 @@ def test_a_brick_pressed_over_the_supporting_stud_keeps_its_step() -> None:
 
 def test_the_careful_oracle_builds_the_rest_and_says_what_it_left_out(tmp_path: Path) -> None:
     from agent.config import AgentConfig, Budget
-    from agent.episodes.job import EpisodeJob, run_episode
+    from agent.episodes.job import EpisodeJob
+    from agent.episodes.run import run_episode
 
     job = EpisodeJob(task=cantilever_task().model_dump(mode="json"), task_id="crafted-cantilever",
                      agent=AgentConfig(name="careful_oracle"), budget=Budget(), episode_id="careful")

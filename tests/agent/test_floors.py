@@ -64,3 +64,35 @@ def test_null_and_shuffle_in_the_simulator(tmp_path: Path) -> None:
     assert scores["shuffle"]["validity"] == 100.0 and scores["shuffle"]["strict_validity"] == 0.0
     assert scores["shuffle"]["pose"] == 0.0 and scores["shuffle"]["strict_soft_score"] == 0.0
     assert json.loads((tmp_path / "shuffle" / "config.json").read_text())["agent"]["name"] == "shuffle"
+
+
+def test_floors_of_a_users_own_tasks_carry_them_and_are_keyed_by_content() -> None:
+    task = TASKS["easy"].model_copy(update={"id": "lego/ldraw-chair/000"})
+    config = RunConfig(tasks=[task], agent=AgentConfig(name="oracle"))
+    floor = floor_config(config, "null")
+    assert floor.tasks == [task] and floor.task_ids == []  # the floor run can load the task: it travels whole
+    edited = task.model_copy(update={"time_budget_s": task.time_budget_s + 1})
+    assert floor_dir(config, "null") != floor_dir(config.model_copy(update={"tasks": [edited]}), "null")
+    # Wall-clock safety nets never change a score, so they do not key the floors either.
+    netted = config.model_copy(update={"budget": config.budget.model_copy(update={"program_wall_s": 5.0})})
+    assert floor_dir(config, "null") == floor_dir(netted, "null")
+
+
+def test_a_floor_with_failed_episodes_is_left_out_with_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never a measured-looking row of zeros: the report names the failure instead."""
+    from jarvis_sim.records import EpisodeRecord
+
+    monkeypatch.setenv("JARVIS_CACHE_DIR", str(tmp_path / "cache"))
+    task = TASKS["easy"]
+    config = RunConfig(task_ids=[task.id], agent=AgentConfig(name="oracle"))
+    run = write_run(tmp_path / "run", [lego_record(task, perfect_state(task), 0)], config.model_dump(mode="json"))
+    broken = EpisodeRecord(episode_id="n0", task_id=task.id, family="lego", status="failed",
+                           error="UnknownKeyError: unknown LEGO task", agent={"name": "null"})
+    write_run(floor_dir(config, "null"), [broken], floor_config(config, "null").model_dump(mode="json"))
+    write_run(floor_dir(config, "shuffle"), [lego_record(task, start_state(task), 0)],
+              floor_config(config, "shuffle").model_dump(mode="json"))
+    summary = finish_run(RunDirectory(run))
+    assert set(summary["floors"]) == {"shuffle"}
+    assert "`null` left out: 1 of its episodes failed (UnknownKeyError: unknown LEGO task)" in summary["floors_note"]
+    report = (run / "report.md").read_text()
+    assert "| null" not in report and "`null` left out" in report

@@ -18,8 +18,10 @@ import pytest
 import tests.fakes.quiz_family  # noqa: F401  (registers the 'quiz' question family)
 from agent.agents.oracle import oracle_program
 from agent.config import AgentConfig, Budget, LLMOptions
-from agent.episodes.job import EpisodeJob, run_episode
-from jarvis_sim.backends.base import Backend, make_backend
+from agent.episodes.job import EpisodeJob
+from agent.episodes.run import run_episode
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.suites import load_suite
@@ -158,29 +160,61 @@ def test_slow_model_rounds_run_their_programs(tmp_path: Path, backend: Backend, 
     assert all("seen 2" in r.stdout for r in rec.rounds)
 
 
+def test_wall_clocks_are_safety_nets_scaled_to_the_simulated_budget() -> None:
+    """No wall clock decides a score by default: the episode has none, a program's grows with the simulated budget."""
+    from agent.config import PROGRAM_NET_BASE_S, PROGRAM_NET_PER_SIM_S
+
+    assert Budget().wall_s is None and Budget().program_wall_s is None
+    # The issue's heavy imported task: 105 s simulated, which the old 120 s program limit cut at 30.5 s.
+    assert Budget().program_net_s(105.0) == PROGRAM_NET_BASE_S + PROGRAM_NET_PER_SIM_S * 105.0 > 105.0 * 3.9 * 3
+    assert Budget(program_wall_s=7.0).program_net_s(105.0) == 7.0
+
+
 @pytest.mark.timeout(120)
-def test_skill_time_counts_toward_the_program_wall_clock(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
-    """program_wall_s 3 s and a program that only calls skills: it is stopped near 3 s, not at the
-    skill-call budget, because time inside observe() counts."""
+def test_skill_time_counts_toward_the_program_safety_net(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """program_wall_s 3 s and a program that only calls skills: the net trips near 3 s (time inside observe()
+    counts), and the episode is an infrastructure failure: failed, unscored, left out of the run's means."""
+    from evaluator.summary import episode_scores
+
     with openai_fake([wrap("while True:\n    observe()\n")]) as server:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="non_reflective", llm=FAST)
         rec = run(task.id, cfg, tmp_path, backend, program_wall_s=3.0, skill_calls=100_000)
     (round_,) = rec.rounds
     assert round_.outcome == "timeout", round_.feedback
+    assert (rec.status, rec.infrastructure_failure, rec.scores) == ("failed", True, {})
+    assert rec.error is not None and "safety net (3 s)" in rec.error and "infrastructure failure" in rec.error
+    assert episode_scores(rec) is None
     longest = max(c.wall_s for c in round_.skill_calls)
     assert len(round_.skill_calls) >= 1
     assert sum(c.wall_s for c in round_.skill_calls) < 3.0 + longest + 0.5
 
 
 @pytest.mark.timeout(120)
-def test_a_program_never_outlives_the_episode_wall_budget(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
-    """The episode has 8 s in all; its program's own limit (120 s) does not let it run past them."""
-    with openai_fake([wrap("while True:\n    pass\n")]) as server:
+def test_a_busy_loop_is_the_programs_cpu_limit_not_the_wall_clock(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """A program that only computes ends at its CPU limit (RLIMIT_CPU): the agent's fault, scored like any other."""
+    from agent.sandbox import Sandbox, SandboxLimits
+
+    with openai_fake([wrap("while True:\n    pass\n")]) as server, Sandbox(SandboxLimits(wall_s=120, cpu_s=2)) as sb:
         cfg = AgentConfig(name="llm", model=openai_model(server), mode="non_reflective", llm=FAST)
-        rec = run(task.id, cfg, tmp_path, backend, wall_s=8.0 + sum(PACE.values()), program_wall_s=120.0)
+        runtime = OneBackendRuntime(backend)
+        runtime.sandbox = sb  # type: ignore[attr-defined]  (a worker runtime may lend its sandbox)
+        rec = run_episode(EpisodeJob(task_id=task.id, agent=cfg, budget=Budget()), tmp_path, runtime)
+    (round_,) = rec.rounds
+    assert round_.outcome == "timeout" and "more than 2 s of CPU" in round_.feedback, round_.feedback
+    assert rec.status == "done" and not rec.infrastructure_failure and "soft_score" in rec.scores
+
+
+@pytest.mark.timeout(120)
+def test_a_program_never_outlives_the_episode_safety_net(tmp_path: Path, backend: Backend, task: TaskSpec) -> None:
+    """The episode's net is 8 s in all; its program's own (120 s) does not let it run past them."""
+    with openai_fake([wrap("while True:\n    observe()\n")]) as server:
+        cfg = AgentConfig(name="llm", model=openai_model(server), mode="non_reflective", llm=FAST)
+        rec = run(task.id, cfg, tmp_path, backend, wall_s=8.0 + sum(PACE.values()), program_wall_s=120.0,
+                  skill_calls=100_000)
     (round_,) = rec.rounds
     assert round_.outcome == "timeout", round_.feedback
-    assert rec.timings.wall_s < 8.0 + sum(PACE.values()) + 6.0  # scoring and the last render come after
+    assert rec.infrastructure_failure and not rec.scores
+    assert rec.timings.wall_s < 8.0 + sum(PACE.values()) + 6.0  # the last render comes after
 
 
 @pytest.mark.slow

@@ -20,8 +20,10 @@ from fastapi.testclient import TestClient
 
 from agent.agents.oracle import oracle_plan
 from agent.config import AgentConfig, Budget, LLMOptions
-from agent.episodes.job import EpisodeJob, run_episode
-from jarvis_sim.backends.base import Backend, make_backend
+from agent.episodes.job import EpisodeJob
+from agent.episodes.run import run_episode
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.planning_family import planning_task_id
 from jarvis_sim.tasks.registry import load_task

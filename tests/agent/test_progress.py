@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from agent.config import AgentConfig, Budget
-from agent.episodes.job import EpisodeJob, run_episode
+from agent.episodes.job import EpisodeJob
 from agent.episodes.progress import EpisodeProgress
-from jarvis_sim.backends.base import make_backend
+from agent.episodes.run import run_episode
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.tasks.suites import load_suite
 from tests.fakes.sim_runtime import OneBackendRuntime
 

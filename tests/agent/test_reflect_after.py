@@ -15,8 +15,10 @@ import pytest
 
 from agent.agents.oracle import oracle_program
 from agent.config import AgentConfig, Budget, LLMOptions
-from agent.episodes.job import EpisodeJob, run_episode
-from jarvis_sim.backends.base import Backend, make_backend
+from agent.episodes.job import EpisodeJob
+from agent.episodes.run import run_episode
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.suites import load_suite

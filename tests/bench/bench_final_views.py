@@ -31,7 +31,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from agent.episodes.final_views import built_and_target_views, capture_final_views
-    from jarvis_sim.backends.base import make_backend
+    from jarvis_sim.backends.registry import make_backend
     from jarvis_sim.tasks.registry import load_task, suite_task_ids
 
     backend = make_backend("mujoco")

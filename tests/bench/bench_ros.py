@@ -87,7 +87,7 @@ class Listener:
         from rclpy.context import Context
         from rclpy.executors import SingleThreadedExecutor
 
-        from skills.ros.spinning import SpinThread
+        from jarvis_sim.backends.ros.spinning import SpinThread
 
         self.context = Context()
         rclpy.init(context=self.context)
@@ -97,7 +97,7 @@ class Listener:
         self.spinner = SpinThread(self.executor, name="bench-listener")
 
     def send(self, fn: Any) -> Any:
-        """Send a request without racing the spinning thread (skills/ros/spinning.py)."""
+        """Send a request without racing the spinning thread (jarvis_sim/backends/ros/spinning.py)."""
         return self.spinner.call(fn)
 
     def wait(self, future: object) -> object:
@@ -199,7 +199,7 @@ def bench_actions(tmp: Path, goals: int) -> None:
 
 def bench_ompl(queries: int) -> None:
     """OMPL per transfer in a 150-brick scene: from beside the block to targets beyond it, below its top."""
-    from jarvis_sim.backends.base import make_backend
+    from jarvis_sim.backends.registry import make_backend
     from skills.context import SkillContext
     from skills.errors import PathBlocked, Unreachable
     from skills.motion import CartesianPlanner, top_down_quaternion

@@ -30,13 +30,13 @@ from common import emit, machine
 
 import jarvis_sim.tasks.families  # noqa: F401  (registers the task families)
 from evaluator.assembly import score_assembly
-from jarvis_sim.backends.base import make_backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.tasks.registry import load_task, suite_task_ids
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
 from skills.errors import Collision, SkillError
-from skills.registry import bind
+from skills.libraries import bind
 
 LOW_MM = 15.0  # `level`: carried this far above the target's top, all the way
 ABOVE_MM = 2.0  # `straight`: the line ends this far above the target's top

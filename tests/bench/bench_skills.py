@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from common import emit, machine
 
 import jarvis_sim.tasks.families  # noqa: F401  (registers the task families)
-from jarvis_sim.backends.base import make_backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
 from jarvis_sim.lego.world_state import BrickState
@@ -42,8 +42,8 @@ from jarvis_sim.tasks.registry import load_task, suite_task_ids
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
 from skills.errors import SkillError
+from skills.libraries import bind
 from skills.perception import detect
-from skills.registry import bind
 from skills.sensor import SensorModel
 from skills.types import BrickDescriptor
 from tests.fakes.lego_tasks import stack_task

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from common import emit, machine
 
 from agent.agents.oracle import grip_order, hand_fits
+from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N
 from jarvis_sim.backends.mujoco.scene import SimConfig
 from jarvis_sim.tasks.build_statics import build_statics
 from jarvis_sim.tasks.registry import load_task, suite_task_ids
@@ -44,7 +45,7 @@ def main() -> None:
         task = load_task(task_id)
         if not isinstance(task, TaskSpec):
             continue
-        r = build_statics(task, config.stud_clutch_n, config.press_n_per_stud)
+        r = build_statics(task, STUD_CLUTCH_N, config.seat_press_n)
         tasks += 1
         standing += r.initial_stands
         actions += r.actions

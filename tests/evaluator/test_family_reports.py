@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from agent.config import AgentConfig, Budget
-from agent.episodes.job import EpisodeJob, run_question_episode
+from agent.episodes.job import EpisodeJob
+from agent.episodes.question import run_question_episode
 from evaluator.family_reports import family_sections
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import QuestionFamily, family_of_task, load_task, suite_task_ids

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.config import SCORING_CONFIG_VERSION
+from evaluator.episode import score_episode
 from evaluator.report import compare, render_comparison, write_report
 from evaluator.run_dir import read_run_dir
 from evaluator.stats import mean_ci
@@ -51,6 +52,20 @@ def test_failed_and_cancelled_episodes(tmp_path: Path) -> None:
     s = summary_of(tmp_path, [lego_record(task, perfect_state(task), 0), failed, cancelled])
     assert (s.n_failed, s.n_cancelled, s.n_episodes) == (1, 1, 3)
     assert s.soft_score is not None and s.soft_score.mean == pytest.approx(50.0) and s.soft_score.n == 2
+
+
+def test_infrastructure_failures_are_left_out_never_scored(tmp_path: Path) -> None:
+    """A wall-clock safety net's trip is the machine's failure: not 0, not re-scored from its final state."""
+    task = TASKS["easy"]
+    tripped = lego_record(task, start_state(task), 1).model_copy(update={
+        "status": "failed", "error": "infrastructure failure: the program's wall-clock safety net (3 s) tripped",
+        "infrastructure_failure": True, "scores": {}})
+    assert score_episode(tripped, task).scores == {}  # offline re-scoring leaves it unscored too
+    s = summary_of(tmp_path, [lego_record(task, perfect_state(task), 0), tripped])
+    assert (s.n_failed, s.n_infrastructure_failures, s.n_episodes) == (1, 1, 2)
+    assert s.soft_score is not None and s.soft_score.mean == pytest.approx(100.0) and s.soft_score.n == 1
+    write_report([tmp_path / "run"], tmp_path / "out", with_plots=False)
+    assert "1 infrastructure failures (a wall-clock safety net tripped) left out" in (tmp_path / "out" / "report.md").read_text()
 
 
 def test_reflection_rounds_carry_forward_and_pair_deltas(tmp_path: Path) -> None:
@@ -105,6 +120,28 @@ def test_bootstrap_interval() -> None:
     assert one is not None and (one.lo, one.hi) == (42.0, 42.0)
 
 
+def test_bootstrap_is_the_percentile_bootstrap_of_the_seeded_resamples() -> None:
+    """scipy.stats.bootstrap draws, in batches, the resamples the plain definition draws from the same generator."""
+    import numpy as np
+
+    from evaluator.stats import BOOTSTRAP_RESAMPLES
+
+    rng = np.random.default_rng(5)
+    for n in (2, 7, 50, 301):
+        x = np.round(rng.random(n) * 4) * 25  # scores on a coarse grid, as per-task soft scores often are
+        draws = np.random.default_rng(0)
+        boot = np.concatenate([x[draws.integers(0, n, size=(k, n))].mean(axis=1)
+                               for k in _batches(BOOTSTRAP_RESAMPLES, max(1, 2_000_000 // n))])
+        lo, hi = np.quantile(boot, [0.025, 0.975])
+        ci = mean_ci(list(x))
+        assert ci is not None
+        assert ci.lo == pytest.approx(min(lo, x.mean()), abs=1e-9) and ci.hi == pytest.approx(max(hi, x.mean()), abs=1e-9)
+
+
+def _batches(total: int, size: int) -> list[int]:
+    return [min(size, total - k) for k in range(0, total, size)]
+
+
 def test_single_run_report_files(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run", standard_records())
     write_report([run], tmp_path / "out")
@@ -134,3 +171,13 @@ def test_comparison_of_models_and_tool_libraries(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "comparison.png").is_file()
     assert json.loads((tmp_path / "out" / "comparison.json").read_text())["models"] == ["gpt-4o", "claude"]
     assert "Run" in render_comparison(c)
+
+
+def test_the_comparison_names_each_runs_agent(tmp_path: Path) -> None:
+    from tests.evaluator.runs import standard_records, write_run
+
+    runs = [write_run(tmp_path / name, standard_records(), config={"model": "m", "agent": {"name": name}})
+            for name in ("oracle", "careful_oracle")]
+    text = render_comparison(compare([summarise(read_run_dir(r)) for r in runs]))
+    assert "| Run | Agent | Model |" in text and "| oracle | oracle | m |" in text
+    assert "| careful_oracle | careful_oracle | m |" in text

@@ -106,3 +106,11 @@ def test_tables_over_scores() -> None:
     rows = results_by_task_level(scores)
     assert rows["maze/main/level5"]["invalid"] == 1 and rows["maze/t2/level4"]["direction_accuracy"] == 50.0
     assert "| level4 | level5 |" in tables_markdown(scores)
+
+
+def test_an_answer_without_its_marker_says_so_first() -> None:
+    for mode in ("official", "strict"):
+        s = score_answer(MAZE_MAIN, "I would go down", mode)  # type: ignore[arg-type]
+        assert not s.valid and s.details["error"].startswith("no 'Action plan: ' in the answer"), s.details
+    s = score_answer(BLOCKS_MAIN, "move the red one", "strict")
+    assert not s.valid and s.details["error"] == "no '<Output>' in the answer"

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 from skills.context import SkillContext
 from skills.motion import CartesianPlanner, top_down_quaternion
 from tests.fakes.lego_tasks import stack_task

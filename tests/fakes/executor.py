@@ -1,4 +1,4 @@
-"""A stand-in for an rclpy executor that notices when a send overlaps its processing (skills/ros/spinning.py)."""
+"""A stand-in for an rclpy executor that notices when a send overlaps its processing (jarvis_sim/backends/ros/spinning.py)."""
 
 from __future__ import annotations
 

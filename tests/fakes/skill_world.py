@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from skills.errors import AlreadyHolding, NothingHeld, UnknownBrick
-from skills.registry import library
+from skills.libraries import library
 from skills.types import BrickDescriptor, GraspPlan, JointState, PickResult, Placement, PlaceResult, Pose
 
 STUD_MM = 8.0

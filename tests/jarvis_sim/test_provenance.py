@@ -38,7 +38,7 @@ def test_blas_core_is_the_kernel_running_not_a_guess() -> None:
 
 
 def test_simulator_settings_of_the_mujoco_backend() -> None:
-    from jarvis_sim.backends.base import make_backend
+    from jarvis_sim.backends.registry import make_backend
     from tests.fakes.lego_tasks import stack_task
 
     b = make_backend("mujoco")

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from skills.ros.spinning import SpinThread
+from jarvis_sim.backends.ros.spinning import SpinThread
 from tests.fakes.lego_tasks import stack_task
 from tests.ros.bridge_process import BridgeProcess
 
@@ -37,7 +37,7 @@ class Client:
         self.node = rclpy.create_node("external_test_client", context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
-        # rclpy's ActionClient races a spinning thread on fast responses (skills/ros/spinning.py): send under its lock.
+        # rclpy's ActionClient races a spinning thread on fast responses (jarvis_sim/backends/ros/spinning.py): send under its lock.
         self.spinner = SpinThread(self.executor, name="external-test-client")
 
     @staticmethod

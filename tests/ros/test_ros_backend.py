@@ -44,7 +44,8 @@ def test_the_oracle_through_ros_scores_as_in_process(bridge: BridgeProcess, tmp_
 
 
 def test_no_bridge_is_a_clear_error(tmp_path: Path) -> None:
-    from jarvis_sim.backends.base import BackendError, make_backend
+    from jarvis_sim.backends.base import BackendError
+    from jarvis_sim.backends.registry import make_backend
 
     with pytest.raises(BackendError, match="no jarvis bridge answers /jarvis_nobody/sim/load_task"):
         make_backend("ros", namespace="/jarvis_nobody", connect_s=1.0)
@@ -62,10 +63,10 @@ def test_the_generic_library_through_ros(bridge: BridgeProcess) -> None:
     """Skills without a typed action go through CallSkill; typed errors and captured images come back."""
     import numpy as np
 
-    from jarvis_sim.backends.base import make_backend
+    from jarvis_sim.backends.registry import make_backend
     from skills.context import SkillContext
     from skills.errors import SkillError
-    from skills.registry import bind
+    from skills.libraries import bind
     from tests.fakes.lego_tasks import stack_task
 
     task = stack_task(2, 1)
@@ -98,7 +99,8 @@ def test_the_generic_library_through_ros(bridge: BridgeProcess) -> None:
 
 def test_the_episode_planner_reaches_the_bridge_and_comes_back_described(bridge: BridgeProcess) -> None:
     """load_task names the planner (AgentConfig.planner); the bridge answers with the description it moves with."""
-    from jarvis_sim.backends.base import BackendError, make_backend
+    from jarvis_sim.backends.base import BackendError
+    from jarvis_sim.backends.registry import make_backend
     from tests.fakes.lego_tasks import stack_task
 
     task = stack_task(2, 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from skills.ros.spinning import SpinThread
+from jarvis_sim.backends.ros.spinning import SpinThread
 from tests.fakes.executor import OverlapDetectingExecutor
 
 

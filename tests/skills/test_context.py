@@ -11,7 +11,8 @@ from jarvis_sim.records import SkillCallRecord
 from jarvis_sim.tasks.spec import Perturbation, Workspace
 from skills.context import SkillContext
 from skills.errors import BudgetExceeded, InvalidArgument, NotGraspable, UnknownBrick
-from skills.registry import SkillSpec, bind
+from skills.libraries import bind
+from skills.registry import SkillSpec
 from skills.types import BrickDescriptor, Pose
 from tests.fakes.skill_backend import RecordingBackend
 
@@ -208,7 +209,7 @@ def test_perception_ids_are_fresh_and_increasing(ctx: SkillContext) -> None:
 def test_non_finite_arguments_are_refused_before_the_skill_runs(
     ctx: SkillContext, name: str, args: tuple[Any, ...], where: str
 ) -> None:
-    from skills.registry import library
+    from skills.libraries import library
 
     spec = next(s for s in library("generic") + library("task") if s.name == name)
     with pytest.raises(InvalidArgument) as err:

@@ -46,3 +46,25 @@ def test_pick_and_place_at_the_target_completes_the_task():
         assert info["skill_error"]["kind"] == "invalid_argument"  # an empty slot is refused, not raised
     finally:
         env.close()
+
+
+def test_the_action_space_spans_every_tasks_lattice():
+    """Negative studs and high levels (an imported model's) are actions like any other, and every brick of the
+    shipped suites can be named; the lattice's own bounds are the space's bounds."""
+    from jarvis_sim.lego.assembly import LATTICE_LIMIT, LatticeBrick
+    from jarvis_sim.tasks.suites import load_suite
+
+    env = SkillAssemblyEnv(LegoAssemblyEnv(stack_task(2, 1), backend=EnvBackend()))
+    space = env.action_space
+    assert space.contains(np.array([1, 0, -2, -2, 129, 3]))
+    assert space.contains(np.array([1, 0, -LATTICE_LIMIT, LATTICE_LIMIT, LATTICE_LIMIT, 0]))
+    assert not space.contains(np.array([1, 0, -LATTICE_LIMIT - 1, 0, 0, 0]))
+    for name in ("jarvis-v1", "jarvis-v2"):
+        for task in load_suite(name):
+            for b in task.action_bricks:
+                t = b.target
+                assert space.contains(np.array([1, 0, t.x, t.y, t.z, t.yaw])), (task.id, t)
+    with pytest.raises(ValueError, match="less than or equal to 1000"):  # the Assembly refuses what lies beyond
+        LatticeBrick(id="x", part="3001", color=4, x=LATTICE_LIMIT + 1, y=0, z=0, yaw=0)
+    with pytest.raises(ValueError, match=r"\[-1000, 1000\]"):
+        env.step(np.array([1, 0, -LATTICE_LIMIT - 1, 0, 0, 0]))

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from jarvis_sim.backends.base import make_backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.suites import load_suite
 from skills.context import SkillContext

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from jarvis_sim.backends.base import make_backend
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.assembly import make_brick
 from jarvis_sim.tasks.spec import ActionBrick, ManualStep, TablePose, TaskSpec, Workspace
 from skills.context import SkillContext
 from skills.errors import StuckInStructure
+from skills.libraries import bind
 from skills.library import task as task_library
-from skills.registry import bind
 
 pytestmark = pytest.mark.render
 

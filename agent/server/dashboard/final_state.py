@@ -77,6 +77,9 @@ class FinalPicture:
         return f"{w} / {h}"
 
 
+INCOMPLETE_MAX_HUE_SCORE = 50.0  # amber: the greenest an unseated brick is drawn
+
+
 def score_colour(pose: float) -> str:
     """Red (0) through amber to green (100): the pose credit a brick earned."""
     hue = 1.2 * max(0.0, min(100.0, pose))
@@ -117,7 +120,11 @@ def required_verdict(b: dict[str, Any]) -> Verdict:
     problems = b.get("problems") or []
     if problems:
         text += "; " + "; ".join(str(p) for p in problems)
-    return Verdict(score_colour(pose), text, "required", pose, str(b.get("target")), bool(b.get("complete")))
+    complete = bool(b.get("complete"))
+    # A brick not complete (resting on the stud tops, not seated) is never painted as a success, however close its
+    # pose: its colour stops at amber (INCOMPLETE_MAX_HUE_SCORE) and its outline is dashed.
+    shown = pose if complete else min(pose, INCOMPLETE_MAX_HUE_SCORE)
+    return Verdict(score_colour(shown), text, "required", pose, str(b.get("target")), complete)
 
 
 def _verdicts(record: EpisodeRecord) -> tuple[dict[str, Verdict], dict[str, Verdict], set[str]]:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent.runs.progress import RunProgress
 from evaluator.episode_table import ROW_SUB_SCORES
 from evaluator.run_dir import RunDirError, read_run_dir, records_path
 from evaluator.summary import RunSummary, summarise
@@ -26,41 +28,35 @@ PLOT_FILES = ("difficulty.png", "score_distribution.png", "horizon_complexity.pn
 
 
 @dataclass
-class Progress:
-    """How far a run is: episodes per outcome, and when it is expected to finish."""
-
-    total: int
-    done: int = 0
-    failed: int = 0
-    cancelled: int = 0
-    running: int = 0
-    queued: int = 0
-    eta_s: float | None = None
-
-    @property
-    def finished(self) -> int:
-        """Episodes that will not run again."""
-        return self.done + self.failed + self.cancelled
-
-    @property
-    def percent(self) -> float:
-        """Share of episodes finished, 0-100."""
-        return 100.0 * self.finished / self.total if self.total else 100.0
-
-
-@dataclass
 class RunListing:
     """One line of the runs list."""
 
     key: str
     labels: dict[str, str]
-    progress: Progress
+    progress: RunProgress
     created_at: float | None = None
     suite: str | None = None
     backend: str | None = None
     mean: Any = None  # MeanCI of the soft score so far, or None
     cancellable: bool = False  # the source can stop it and it has unfinished episodes
     live: bool = False  # it is still going: its pages poll its progress
+    started_at: str = ""  # ISO 8601: when the server took it, or when its first episode started
+    duration_s: float | None = None  # first episode's start to last one's end (so far, while it runs)
+
+    def when(self) -> str:
+        """Its start as a person reads it (minutes, UTC), or '–'."""
+        try:
+            t = datetime.fromisoformat(self.started_at).astimezone(UTC)
+        except ValueError:
+            return "–"
+        return t.strftime("%Y-%m-%d %H:%M UTC")
+
+    def took(self) -> str:
+        """Its duration as a person reads it, or '–'."""
+        d = self.duration_s
+        if d is None or d < 0:
+            return "–"
+        return f"{d:.0f} s" if d < 90 else f"{d / 60:.1f} min" if d < 5400 else f"{d / 3600:.1f} h"
 
     def progress_json(self) -> dict[str, Any]:
         """What the pages' progress poller shows (JSON)."""
@@ -181,6 +177,8 @@ def read_run(root: Path, listing: RunListing | None = None) -> RunView:
                              live=progress.finished < progress.total and _recently_written(root))
     listing.mean = summary.soft_score
     listing.labels = listing.labels or summary.labels
+    listing.started_at = listing.started_at or summary.started_at
+    listing.duration_s = summary.duration_s()
     plots = [p for p in PLOT_FILES if (root / p).is_file()]
     return RunView(listing=listing, summary=summary, records=data.records, root=root, plots=plots,
                    family_html=family_html)
@@ -198,11 +196,11 @@ def _recently_written(root: Path) -> bool:
         return False
 
 
-def progress_of(summary: RunSummary, config: dict[str, Any]) -> Progress:
+def progress_of(summary: RunSummary, config: dict[str, Any]) -> RunProgress:
     """Progress of a run on disk: its task list against the records it holds."""
     tasks = config.get("task_ids")
     total = max(len(tasks) if isinstance(tasks, list) else 0, summary.n_episodes)
-    return Progress(total=total, done=summary.n_episodes - summary.n_failed - summary.n_cancelled,
+    return RunProgress(total=total, done=summary.n_episodes - summary.n_failed - summary.n_cancelled,
                     failed=summary.n_failed, cancelled=summary.n_cancelled)
 
 
@@ -258,18 +256,24 @@ class QueueSource:
         import json
 
         counts = self.queue.run_counts(run.id)
-        progress = Progress(total=run.total, done=counts.get("done", 0), failed=counts.get("failed", 0),
-                            cancelled=counts.get("cancelled", 0), running=counts.get("running", 0),
-                            queued=counts.get("queued", 0))
-        if 0 < progress.finished < progress.total:
-            elapsed = time.time() - run.created_at
-            progress.eta_s = elapsed / progress.finished * (progress.total - progress.finished)
+        progress = RunProgress(total=run.total, done=counts.get("done", 0), failed=counts.get("failed", 0),
+                               cancelled=counts.get("cancelled", 0), running=counts.get("running", 0),
+                               queued=counts.get("queued", 0))
+        if progress.finished < progress.total:
+            progress.estimate_eta(time.time() - run.created_at)
         config = json.loads(run.config)
         agent = config.get("agent", {})
         labels = {k: str(v) for k in ("name", "model", "mode", "tool_library") if (v := agent.get(k))}
-        return RunListing(key=run.id, labels=labels, progress=progress, created_at=run.created_at,
-                          suite=config.get("suite"), backend=config.get("backend"),
-                          cancellable=progress.finished < progress.total, live=progress.finished < progress.total)
+        listing = RunListing(key=run.id, labels=labels, progress=progress, created_at=run.created_at,
+                             suite=config.get("suite"), backend=config.get("backend"),
+                             cancellable=progress.finished < progress.total, live=progress.finished < progress.total,
+                             started_at=datetime.fromtimestamp(run.created_at, UTC).isoformat())
+        root = self.data_dir / run.out_dir
+        if records_path(root).is_file():  # its scores so far (a summary cached by the records file's identity)
+            _, summary, _ = _read_summarised(root)
+            listing.mean = summary.soft_score
+            listing.duration_s = summary.duration_s()
+        return listing
 
     def list_runs(self, viewer: str) -> list[RunListing]:
         """The viewer's runs, newest first."""

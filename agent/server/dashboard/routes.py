@@ -11,7 +11,7 @@ import dataclasses
 from typing import Annotated, Any
 from urllib.parse import parse_qs, quote
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from agent.server.dashboard.comparison_plots import COMPARISON_PLOTS, comparison_plots
@@ -69,11 +69,31 @@ async def login(request: Request) -> RedirectResponse:
     return out
 
 
+EPISODES_PER_PAGE = 100  # a 558-item GamiBench run on one page was 17,000 px of table
+
+
 @router.get("/runs/{key}", response_class=HTMLResponse)
-def run_page(key: str, source: SourceDep, who: ViewerDep) -> HTMLResponse:
-    """A run: its tables, plots and sortable per-episode table."""
+def run_page(key: str, source: SourceDep, who: ViewerDep, page_no: str = Query("1", alias="page")) -> HTMLResponse:
+    """A run: its tables, plots and its per-episode table, EPISODES_PER_PAGE rows a page (?page=N, ?page=all)."""
     view = _open(source, key, who)
-    return page("run.html", run=view, s=view.summary)
+    rows, paging = paginate(view.summary.episodes, page_no)
+    return page("run.html", run=view, s=view.summary, rows=rows, paging=paging)
+
+
+def paginate(rows: list[Any], page_no: str, per_page: int = EPISODES_PER_PAGE) -> tuple[list[Any], dict[str, Any]]:
+    """The rows of one page and where it stands: {page, pages, first, last, total} (page 0: all on one page)."""
+    pages = max(1, -(-len(rows) // per_page))
+    if page_no == "all":
+        return rows, {"page": 0, "pages": pages, "first": 1, "last": len(rows), "total": len(rows)}
+    try:
+        k = int(page_no)
+    except ValueError:
+        raise HTTPException(422, f"page must be a number from 1 to {pages} or 'all', not {page_no[:20]!r}") from None
+    if not 1 <= k <= pages:
+        raise HTTPException(404, f"page {k} does not exist: the run's {len(rows)} episodes fill {pages} page(s)")
+    part = rows[(k - 1) * per_page:k * per_page]
+    return part, {"page": k, "pages": pages, "first": (k - 1) * per_page + 1, "last": (k - 1) * per_page + len(part),
+                  "total": len(rows)}
 
 
 @router.get("/runs/{key}/progress")

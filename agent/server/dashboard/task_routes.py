@@ -12,6 +12,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 
 from agent.server.dashboard.pages import page
 from agent.server.dashboard.task_browser import TASKS_PER_PAGE, suite_lines, suite_page, task_page
+from agent.server.routes.tasks import QUESTION_IMAGE_PATH, question_image
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import load_task
 from jarvis_sim.tasks.spec import TaskSpec
@@ -80,18 +81,8 @@ def observation_image(task_id: str) -> FileResponse:
     return FileResponse(path, media_type="image/png")
 
 
-@router.get("/tasks/{task_id:path}/images/{index}.png", response_class=FileResponse)
-def question_image(task_id: str, index: int) -> FileResponse:
-    """An image of a question item, in prompt order (numbered from 0, as the REST API numbers them)."""
-    task = _task(task_id)
-    if not isinstance(task, QuestionItem):
-        raise HTTPException(404, f"task {task_id} is an assembly task: its images are its manual pages")
-    if not 0 <= index < len(task.images):
-        raise HTTPException(404, f"task {task_id} has {len(task.images)} image(s); no image {index}")
-    path = Path(task.images[index])
-    if not path.is_file():
-        raise HTTPException(410, f"image {index} of task {task_id} is missing here ({path.name})")
-    return FileResponse(path, media_type="image/jpeg" if path.suffix.lower() in (".jpg", ".jpeg") else "image/png")
+# Question images: the REST API's handler, mounted here too for pages signed in with the cookie.
+router.add_api_route(QUESTION_IMAGE_PATH, question_image, response_class=FileResponse)
 
 
 @router.get("/tasks/{task_id:path}", response_class=HTMLResponse)

@@ -12,6 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse
 
 from agent.agents import agent_names
+from agent.agents.base import TaskKind, can_run
 from agent.agents.registry import agent_factory
 from agent.config import AgentConfig, Budget
 from agent.episodes.job import EpisodeJob, new_episode_id
@@ -19,6 +20,7 @@ from agent.server.db import EpisodeRow
 from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
 from agent.server.limits import check_limits
 from agent.server.queue import QuotaExceeded
+from agent.server.routes.tasks import resolve_task
 from agent.server.schemas import (
     AnswerSubmit,
     EpisodeCreate,
@@ -29,7 +31,7 @@ from agent.server.schemas import (
 )
 from agent.server.settings import ServerSettings
 from jarvis_sim.tasks.question import QuestionItem
-from jarvis_sim.tasks.registry import family_of_task, load_task
+from jarvis_sim.tasks.registry import family_of_task
 from jarvis_sim.tasks.spec import TaskSpec
 
 router = APIRouter(prefix="/v1/episodes", tags=["episodes"])
@@ -144,24 +146,12 @@ def validate_agent(agent: AgentConfig, task: TaskSpec | QuestionItem | None = No
     if task is None or agent.name == EXTERNAL:
         return
     factory = agent_factory(agent.name)
-    need = "answer_question" if isinstance(task, QuestionItem) else ("plan_assembly" if planning else "run_assembly")
-    if not hasattr(factory, need):
-        able = sorted(n for n in agent_names() if hasattr(agent_factory(n), need))
+    need: TaskKind = "question" if isinstance(task, QuestionItem) else ("planning" if planning else "assembly")
+    if not can_run(factory, need):
+        able = sorted(n for n in agent_names() if can_run(agent_factory(n), need))
         kind = "question items" if isinstance(task, QuestionItem) else ("planning tasks" if planning else "assembly tasks")
         raise HTTPException(422, {"field": "agent.name", "error": f"agent {agent.name!r} cannot run {kind} "
                                   f"({task.id})", "valid": [*able, EXTERNAL]})
-
-
-def registered_or_known_task(settings: ServerSettings, task_id: str, token: str) -> TaskSpec | QuestionItem:
-    """A task this token registered (POST /v1/user-tasks), else one of the families' tasks."""
-    from agent.server.user_tasks import is_user_task_id, user_task
-
-    if is_user_task_id(task_id):
-        own = user_task(settings.data_dir, task_id, token)
-        if own is None:
-            raise HTTPException(404, f"this token has no registered task {task_id!r} (GET /v1/user-tasks lists them)")
-        return own
-    return load_task(task_id)
 
 
 def notify_workers(state: Any) -> None:
@@ -183,7 +173,7 @@ def run_inline(settings: ServerSettings, row: EpisodeRow, task: QuestionItem, ag
     Scripted and random answers take microseconds: the queue round trip (a worker polling the database)
     would cost more than the episode, so the API runs them itself.
     """
-    from agent.episodes.job import run_question_episode
+    from agent.episodes.question import run_question_episode
     from agent.server.workers import store_record
     from jarvis_sim.tasks.registry import QuestionFamily
 
@@ -219,7 +209,7 @@ def submit_episode(body: EpisodeCreate, queue: QueueDep, settings: SettingsDep, 
     agent = check_agent_options(body.agent, settings)
     check_limits(body.budget, agent, settings)
     family = family_of_task(body.task_id)
-    task = registered_or_known_task(settings, body.task_id, token)  # unknown ids are a 404 listing valid ones
+    task = resolve_task(settings, body.task_id, token)  # unknown ids are a 404 listing valid ones
     validate_agent(agent, task)
     now = time.time()
     interactive = agent.name == EXTERNAL

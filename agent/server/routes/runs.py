@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from datetime import UTC, datetime
@@ -19,7 +20,9 @@ from agent.server.deps import QueueDep, SettingsDep, StateDep, TokenDep
 from agent.server.limits import check_limits
 from agent.server.queue import TERMINAL, QuotaExceeded
 from agent.server.routes.episodes import check_agent_options, notify_workers, quota_error, validate_agent
+from agent.server.routes.tasks import resolve_task
 from agent.server.schemas import RunCreate, RunPublic, RunsPublic
+from agent.server.user_tasks import is_user_task_id
 from jarvis_sim.records import EpisodeRecord, Timings
 from jarvis_sim.tasks.registry import family_of_task, load_task, suite_task_ids
 
@@ -40,10 +43,13 @@ def create_run(body: RunCreate, queue: QueueDep, settings: SettingsDep, state: S
     task_ids = suite_task_ids(body.suite) if body.suite else list(body.task_ids)
     families = {t: family_of_task(t) for t in task_ids}
     seen_kinds: set[str] = set()
-    for t, fam in families.items():  # one task per family checks the agent can run that kind
+    for t, fam in families.items():
+        # Every registered task must be this token's own (a 404 otherwise); one task per family checks the agent
+        # can run that kind.
+        task = resolve_task(settings, t, token) if is_user_task_id(t) else None
         if fam.name not in seen_kinds:
             seen_kinds.add(fam.name)
-            validate_agent(agent, load_task(t))
+            validate_agent(agent, task if task is not None else load_task(t))
     run_id = "run-" + uuid.uuid4().hex[:12]
     config = RunConfig(suite=body.suite, task_ids=task_ids, agent=agent, budget=body.budget, backend=settings.backend)
     now = time.time()
@@ -71,14 +77,20 @@ def _run_public(queue: Any, settings: Any, run_id: str, token: str = "anonymous"
     if run is None or (run.token_id != token and token != "anonymous"):
         raise HTTPException(404, f"no run {run_id!r}")
     counts = queue.run_counts(run_id)
-    finished = sum(counts.get(s, 0) for s in TERMINAL)
-    status: Literal["running", "done"] = "done" if finished >= run.total else "running"
+    status = run_status(counts, run.total)
     summary = None
-    if status == "done":
+    if status != "running":
         summary = _ensure_report(queue, settings, run)
     base = f"/v1/runs/{run_id}"
     return RunPublic(id=run_id, status=status, total=run.total, counts=counts, summary=summary,
                      links={"self": base, "report": f"{base}/report"})
+
+
+def run_status(counts: dict[str, int], total: int) -> Literal["running", "done", "cancelled"]:
+    """running until every episode finished; then cancelled when any was cancelled (DELETE), else done."""
+    if sum(counts.get(s, 0) for s in TERMINAL) < total:
+        return "running"
+    return "cancelled" if counts.get("cancelled", 0) else "done"
 
 
 def _ensure_report(queue: Any, settings: Any, run: RunRow) -> dict[str, Any] | None:
@@ -160,9 +172,8 @@ def list_runs(
     data = []
     for run in rows:
         counts = queue.run_counts(run.id)
-        done = sum(counts.get(st, 0) for st in TERMINAL) >= run.total
         base = f"/v1/runs/{run.id}"
-        data.append(RunPublic(id=run.id, status="done" if done else "running", total=run.total, counts=counts,
+        data.append(RunPublic(id=run.id, status=run_status(counts, run.total), total=run.total, counts=counts,
                               summary=None, links={"self": base, "report": f"{base}/report"}))
     return RunsPublic(data=data, count=int(total))
 
@@ -173,23 +184,29 @@ def get_run(run_id: str, queue: QueueDep, settings: SettingsDep, token: TokenDep
     return _run_public(queue, settings, run_id, token)
 
 
+# A markdown link or image whose target is relative to the run directory (not a URL, an absolute path or an anchor).
+_RELATIVE_LINK = re.compile(r"(\]\()(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)([^)\s]+)\)")
+
+
 @router.get("/{run_id}/report", response_class=PlainTextResponse)
 def get_report(run_id: str, queue: QueueDep, settings: SettingsDep, token: TokenDep) -> str:
-    """The run's report.md (tables); plots by /v1/runs/{id}/files/<name>.png."""
+    """The run's report.md (tables). Its plots and episode pictures are linked under /v1/runs/{id}/files/, so the
+    links resolve as written from this URL (report.md on disk links them relative to the run directory)."""
     public = _run_public(queue, settings, run_id, token)
-    if public.status != "done":
+    if public.status == "running":
         raise HTTPException(409, f"run {run_id} is still running ({public.counts})")
-    return (settings.data_dir / "runs" / run_id / "report.md").read_text(encoding="utf-8")
+    text = (settings.data_dir / "runs" / run_id / "report.md").read_text(encoding="utf-8")
+    return _RELATIVE_LINK.sub(lambda m: f"{m.group(1)}files/{m.group(2)})", text)
 
 
-@router.get("/{run_id}/files/{name}")
+@router.get("/{run_id}/files/{name:path}")
 def get_run_file(run_id: str, name: str, queue: QueueDep, settings: SettingsDep, token: TokenDep) -> FileResponse:
-    """A file at the top of the run directory (summary.json, report.md, plots)."""
+    """A file of the run directory (summary.json, report.md, plots, episodes/<id>/ pictures); nothing outside it."""
     run = queue.get_run(run_id)
     if run is None or (run.token_id != token and token != "anonymous"):
         raise HTTPException(404, f"no run {run_id!r}")
     root = (settings.data_dir / "runs" / run_id).resolve()
     target = (root / name).resolve()
-    if target.parent != root or not target.is_file():
+    if not target.is_relative_to(root) or not target.is_file():
         raise HTTPException(404, f"run {run_id} has no file {name!r}")
     return FileResponse(target)

@@ -1,4 +1,8 @@
-"""Suites and tasks of every family: public views only (never a target or a ground-truth answer)."""
+"""Suites and tasks of every family: public views only (never a target or a ground-truth answer).
+
+A task the calling token registered (POST /v1/user-tasks) is a task like any other here: its view, manual
+pages and observation are served to that token (and only to it) under the same URLs.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.responses import FileResponse
 
-from agent.server.deps import TokenDep
+from agent.server.deps import SettingsDep, TokenDep, token_id
 from agent.server.schemas import SuitePublic, SuitesPublic, TasksPublic
+from agent.server.settings import ServerSettings
+from agent.server.user_tasks import is_user_task_id, user_task
 from jarvis_sim.lego import units as u
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import load_task, suite_availability, suite_task_ids, suites
@@ -21,9 +27,20 @@ router = APIRouter(prefix="/v1", tags=["tasks"])
 T = TypeVar("T")
 
 
-def task_public(task_id: str) -> dict[str, Any]:
+def resolve_task(settings: ServerSettings, task_id: str, token: str) -> TaskSpec | QuestionItem:
+    """A task this token registered (POST /v1/user-tasks), else one of the families' tasks (an unknown id is a
+    404 listing valid ones; another token's registered task is as unknown as a missing one)."""
+    if is_user_task_id(task_id):
+        own = user_task(settings.data_dir, task_id, token)
+        if own is None:
+            raise HTTPException(404, f"this token has no registered task {task_id!r} (GET /v1/user-tasks lists them)")
+        return own
+    return load_task(task_id)
+
+
+def task_public(task: TaskSpec | QuestionItem) -> dict[str, Any]:
     """The public view of any task, with image URLs."""
-    task = load_task(task_id)
+    task_id = task.id
     view = task.public_view()
     base = f"/v1/tasks/{task_id}"
     if isinstance(task, QuestionItem):
@@ -68,6 +85,8 @@ def list_suites(_token: TokenDep) -> SuitesPublic:
     data = []
     for s in suites():
         n, why = suite_availability(s.name)
+        if why is not None and n is None:  # its data is missing: installing it is the server operator's to do
+            why = f"not installed on this server ({why}); its operator can install it, a client cannot"
         data.append(SuitePublic(name=s.name, family=s.family, description=s.description, available=why is None,
                                 tasks=n, unavailable_because=why))
     return SuitesPublic(data=data, count=len(data))
@@ -85,13 +104,18 @@ def list_tasks(
         ids = suite_task_ids(suite)
     except (OSError, ValueError) as exc:  # /v1/suites marks these unavailable with the same reason
         raise HTTPException(422, f"suite {suite!r} is not available on this server: {exc}") from None
-    return TasksPublic(data=[task_public(t) for t in ids[offset : offset + limit]], count=len(ids))
+    return TasksPublic(data=[task_public(load_task(t)) for t in ids[offset : offset + limit]], count=len(ids))
 
 
-@router.get("/tasks/{task_id:path}/images/{index}.png", response_class=FileResponse)
-def question_image(task_id: str, index: int, _token: TokenDep) -> FileResponse:
-    """An image of a question item, in prompt order."""
-    task = load_task(task_id)
+def question_image(task_id: str, index: int) -> FileResponse:
+    """An image of a question item, in prompt order (numbered from 0).
+
+    The one handler of both mounts: the REST API's (bearer token) and the dashboard's (its sign-in cookie).
+    """
+    try:
+        task = load_task(task_id)
+    except KeyError as exc:
+        raise HTTPException(404, str(exc.args[0] if exc.args else exc)) from None
     if not isinstance(task, QuestionItem):
         raise HTTPException(404, f"task {task_id} is an assembly task: use /manual/<step>.png")
     if not 0 <= index < len(task.images):
@@ -104,12 +128,18 @@ def question_image(task_id: str, index: int, _token: TokenDep) -> FileResponse:
     return FileResponse(path, media_type=media)
 
 
+QUESTION_IMAGE_PATH = "/tasks/{task_id:path}/images/{index}.png"
+router.add_api_route(QUESTION_IMAGE_PATH, question_image, response_class=FileResponse,
+                     dependencies=[Depends(token_id)])
+
+
 @router.get("/tasks/{task_id:path}/manual/{step}.png", response_class=FileResponse)
-def manual_image(task_id: str, step: int, _token: TokenDep, style: str = Query("booklet", max_length=32)) -> FileResponse:
+def manual_image(task_id: str, step: int, settings: SettingsDep, token: TokenDep,
+                 style: str = Query("booklet", max_length=32)) -> FileResponse:
     """One step of an assembly task's visual manual; steps are numbered from 1."""
     from jarvis_sim.manuals import render_manual
 
-    task = load_task(task_id)
+    task = resolve_task(settings, task_id, token)
     if isinstance(task, QuestionItem):
         raise HTTPException(404, f"task {task_id} is a question item: use /images/<k>.png")
     n = len(task.manual_steps)
@@ -120,11 +150,11 @@ def manual_image(task_id: str, step: int, _token: TokenDep, style: str = Query("
 
 
 @router.get("/tasks/{task_id:path}/observation.png", response_class=FileResponse)
-def observation_image(task_id: str, _token: TokenDep) -> FileResponse:
+def observation_image(task_id: str, settings: SettingsDep, token: TokenDep) -> FileResponse:
     """The initial top-down observation of an assembly task."""
     from jarvis_sim.manuals.observation import initial_observation_png
 
-    task = load_task(task_id)
+    task = resolve_task(settings, task_id, token)
     if isinstance(task, QuestionItem):
         raise HTTPException(404, f"task {task_id} is a question item: use /images/<k>.png")
     path: Path = _rendered(lambda: initial_observation_png(task), f"the observation of {task_id}")
@@ -132,6 +162,6 @@ def observation_image(task_id: str, _token: TokenDep) -> FileResponse:
 
 
 @router.get("/tasks/{task_id:path}")
-def get_task(task_id: str, _token: TokenDep) -> dict[str, Any]:
+def get_task(task_id: str, settings: SettingsDep, token: TokenDep) -> dict[str, Any]:
     """The public part of a task: what an agent may see (an unknown id is a 404 listing valid ones)."""
-    return task_public(task_id)
+    return task_public(resolve_task(settings, task_id, token))

@@ -26,14 +26,13 @@ from jarvis_sim.backends.isaac import collision, kinematics
 from jarvis_sim.backends.isaac.clutch import (
     GROUND,
     ClutchBook,
-    Seat,
     engaged_studs,
     nearest_seat,
-    relative_pose,
-    weld_broken,
 )
 from jarvis_sim.backends.isaac.config import IsaacConfig
-from jarvis_sim.backends.isaac.scene import BRICKS, ROBOT, SceneDescription, describe_scene
+from jarvis_sim.backends.isaac.scene import ROBOT, SceneDescription, describe_scene
+from jarvis_sim.backends.isaac.segmentation import segment_labels
+from jarvis_sim.backends.isaac.welds import WeldedClutch
 from jarvis_sim.lego.world_state import BrickState, WorldState
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import seeded_scene
@@ -80,7 +79,7 @@ class _Snapshot:
     gripper_closed: bool
 
 
-class IsaacBackend(Backend):
+class IsaacBackend(WeldedClutch, Backend):
     """Isaac Sim 6.2 backend (see the module docstring)."""
 
     name = "isaac"
@@ -373,103 +372,6 @@ class IsaacBackend(Backend):
         k = int(np.argmax(both))
         return scene.bricks[k].id if both[k] >= GRASP_CONTACT_N else None
 
-    # --- clutch ----------------------------------------------------------------------------------
-    def _weld(self, upper: str, lower: str) -> None:
-        """A fixed joint holding two bricks (or a brick and the baseplate) where they are now: created on first
-        use, re-posed and re-enabled after (so a brick seated again elsewhere on the same support is not pulled
-        back to its old seat)."""
-        import isaacsim.core.experimental.utils.stage as stage_utils
-        from pxr import Gf, Sdf, UsdPhysics
-
-        scene = self._loaded()
-        key = frozenset((upper, lower))
-        rel = self._relative(upper, lower)
-        self._weld_poses[key] = rel
-        stage = stage_utils.get_current_stage()
-        if key not in self._joints:
-            path = f"/World/Clutch/{scene.brick(upper).prim_path.rsplit('/', 1)[-1]}__{lower}"
-            joint = UsdPhysics.FixedJoint.Define(stage, Sdf.Path(path))
-            joint.CreateBody0Rel().SetTargets([Sdf.Path(scene.brick(upper).prim_path)])
-            other = scene.baseplate.prim_path if lower == GROUND and scene.baseplate else scene.brick(lower).prim_path
-            joint.CreateBody1Rel().SetTargets([Sdf.Path(other)])
-            self._joints[key] = path
-        joint = UsdPhysics.FixedJoint(stage.GetPrimAtPath(self._joints[key]))
-        # The joint frame is body0's own frame; in body1's frame it sits at the upper body's present relative pose.
-        quat = kinematics.matrix_to_quat(rel[:3, :3])
-        joint.CreateLocalPos0Attr().Set(Gf.Vec3f(0.0, 0.0, 0.0))
-        joint.CreateLocalRot0Attr().Set(Gf.Quatf(1.0, 0.0, 0.0, 0.0))
-        joint.CreateLocalPos1Attr().Set(Gf.Vec3f(*(float(v) for v in rel[:3, 3])))
-        joint.CreateLocalRot1Attr().Set(Gf.Quatf(*(float(v) for v in quat)))
-        studs = max(1, self.clutch.studs.get(key, 1))
-        joint.CreateBreakForceAttr().Set(float(self.config.clutch_n_per_stud * studs))
-        joint.CreateJointEnabledAttr().Set(True)
-
-    def _body_pose(self, name: str) -> np.ndarray:
-        scene = self._loaded()
-        pose = np.eye(4)
-        if name == GROUND:
-            assert scene.baseplate is not None
-            pose[:3, 3] = scene.baseplate.centre
-            return pose
-        centres, quats = self._brick_poses()
-        i = next(k for k, b in enumerate(scene.bricks) if b.id == name)
-        pose[:3, :3], pose[:3, 3] = kinematics.quat_to_matrix(quats[i]), centres[i]
-        return pose
-
-    def _relative(self, upper: str, lower: str) -> np.ndarray:
-        return relative_pose(self._body_pose(upper), self._body_pose(lower))
-
-    def _unweld(self, key: frozenset[str]) -> None:
-        import isaacsim.core.experimental.utils.stage as stage_utils
-
-        self._weld_poses.pop(key, None)
-        path = self._joints.get(key)
-        if path is not None:
-            stage_utils.get_current_stage().GetPrimAtPath(path).GetAttribute("physics:jointEnabled").Set(False)
-
-    def _clutch_tick(self) -> None:
-        """Seat pressed, captured bricks on what they rest on; drop joints PhysX broke under load."""
-
-        scene = self._loaded()
-        assert self.task is not None
-        for key in [k for k in self.clutch.studs if k in self._weld_poses]:  # PhysX broke it past its break force
-            a, b = sorted(key)
-            upper, lower = (b, a) if a == GROUND else (a, b)
-            if weld_broken(self._weld_poses[key], self._relative(upper, lower)):
-                del self.clutch.studs[key]
-                self._unweld(key)
-        forces = np.asarray(self._bricks.get_contact_force_matrix(dt=self.config.physics_dt).numpy())
-        ws = self.world_state()
-        held = self.held_brick()
-        seats: dict[str, Seat | None] = {}
-        origin = self.task.workspace.lattice_origin
-        for i, state in enumerate(ws.bricks):
-            if state.id == held:
-                continue
-            # Filters: every brick, then the table and the baseplate. A support pushes up on a brick pressed onto it
-            # with the press plus the brick's weight: the force on brick i from filter k, +z.
-            supports = [k for k in range(forces.shape[1]) if forces[i, k, 2] > 0]
-            for k in supports:
-                if k == len(scene.bricks):
-                    continue  # the table top: no studs
-                lower = scene.bricks[k].id if k < len(scene.bricks) else GROUND
-                if frozenset((state.id, lower)) in self.clutch.studs or not self.clutch.pressed(float(forces[i, k, 2])):
-                    continue
-                if state.id not in seats:
-                    seats[state.id] = nearest_seat(state.part, np.array(state.position), np.array(state.quaternion),
-                                                   origin, self.config)
-                seat = seats[state.id]
-                if seat is None:
-                    continue
-                studs = 1
-                if lower != GROUND:
-                    low = ws.bricks[k]
-                    low_seat = nearest_seat(low.part, np.array(low.position), np.array(low.quaternion), origin,
-                                            self.config)
-                    studs = engaged_studs(state.part, seat, low.part, low_seat) if low_seat else 0
-                if self.clutch.connect(state.id, lower, studs):
-                    self._weld(state.id, lower)
-
     # --- state -----------------------------------------------------------------------------------
     def save_state(self) -> Any:
         self._loaded()
@@ -537,29 +439,3 @@ class IsaacBackend(Backend):
         lin = np.asarray(lin.numpy(), dtype=float)
         lin[0, 0] += impulse_n_s / scene.bricks[i].mass_kg  # along world x, like the MuJoCo backend
         self._bricks.set_velocities(lin, np.asarray(ang.numpy(), dtype=float), indices=[i])
-
-
-def segment_labels(raw: np.ndarray, id_to_labels: dict[Any, Any], scene: SceneDescription) -> tuple[np.ndarray, dict[int, str]]:
-    """Replicator's instance ids -> the protocol's segmentation: an index per brick id, 'table', 'robot'; -1 else.
-
-    `id_to_labels` maps each instance id (as a string or int) to the prim path it rendered; a brick's own prim or
-    any prim below it counts as the brick."""
-    by_prim = scene.brick_by_prim()
-    names: dict[int, str] = {}
-    for key, label in id_to_labels.items():
-        path = label if isinstance(label, str) else str(label.get("path", "")) if isinstance(label, dict) else ""
-        name = None
-        if path.startswith(f"{BRICKS}/"):
-            name = by_prim.get("/".join(path.split("/")[:4]))
-        elif path.startswith(ROBOT):
-            name = "robot"
-        elif path.startswith(scene.table.prim_path) or (scene.baseplate and path.startswith(scene.baseplate.prim_path)):
-            name = "table"
-        if name is not None:
-            names[int(key)] = name
-    ordered = sorted(set(names.values()))
-    index = {name: k for k, name in enumerate(ordered)}
-    out = np.full(raw.shape, -1, dtype=np.int32)
-    for instance, name in names.items():
-        out[raw == instance] = index[name]
-    return out, {k: name for name, k in index.items()}

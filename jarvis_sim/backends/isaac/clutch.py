@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from jarvis_sim.backends.isaac.config import IsaacConfig
 from jarvis_sim.lego import units as u
@@ -24,14 +25,14 @@ GROUND = "ground"
 
 
 def _yaw(quaternion: tuple[float, float, float, float] | np.ndarray) -> float:
-    w, x, y, z = (float(v) for v in quaternion)
-    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    """Heading about world z (the first of intrinsic z-y-x angles), rad."""
+    return float(Rotation.from_quat(np.asarray(quaternion, float), scalar_first=True).as_euler("ZYX")[0])
 
 
 def _tilt(quaternion: tuple[float, float, float, float] | np.ndarray) -> float:
     """Angle between the body's z axis and world z, rad."""
-    _w, x, y, _z = (float(v) for v in quaternion)
-    return math.acos(max(-1.0, min(1.0, 1 - 2 * (x * x + y * y))))
+    z_axis = Rotation.from_quat(np.asarray(quaternion, float), scalar_first=True).as_matrix()[:, 2]
+    return math.acos(max(-1.0, min(1.0, float(z_axis[2]))))
 
 
 @dataclass(frozen=True)

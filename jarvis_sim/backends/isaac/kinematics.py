@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 # (a, d, alpha) of joints 1..7 and the flange, modified DH (Craig): T = RotX(alpha) TransX(a) RotZ(theta) TransZ(d).
 PANDA_MDH = (
@@ -83,48 +84,18 @@ def jacobian(q: np.ndarray, base: np.ndarray | None = None) -> np.ndarray:
 
 
 def quat_to_matrix(q: np.ndarray) -> np.ndarray:
-    """3x3 rotation of a unit quaternion (w, x, y, z)."""
-    w, x, y, z = (float(v) for v in np.asarray(q, dtype=float) / np.linalg.norm(q))
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ])
+    """3x3 rotation of a quaternion (w, x, y, z), normalised first."""
+    return np.asarray(Rotation.from_quat(np.asarray(q, dtype=float), scalar_first=True).as_matrix())
 
 
 def matrix_to_quat(r: np.ndarray) -> np.ndarray:
     """Unit quaternion (w, x, y, z) with w >= 0 of a 3x3 rotation."""
-    m = np.asarray(r, dtype=float)
-    tr = m[0, 0] + m[1, 1] + m[2, 2]
-    if tr > 0:
-        s = math.sqrt(tr + 1.0) * 2
-        q = np.array([0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s])
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
-        q = np.array([(m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s])
-    elif m[1, 1] > m[2, 2]:
-        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
-        q = np.array([(m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s])
-    else:
-        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
-        q = np.array([(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s])
-    q /= np.linalg.norm(q)
-    return q if q[0] >= 0 else -q
+    return np.asarray(Rotation.from_matrix(np.asarray(r, dtype=float)).as_quat(canonical=True, scalar_first=True))
 
 
 def orientation_error(current: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Rotation vector taking `current` to `target` (both 3x3), world frame."""
-    r = target @ current.T
-    angle = math.acos(max(-1.0, min(1.0, (np.trace(r) - 1) / 2)))
-    if angle < 1e-9:
-        return np.zeros(3)
-    axis = np.array([r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]])
-    norm = np.linalg.norm(axis)
-    if norm < 1e-9:  # a half turn: any axis of the symmetric part
-        w, v = np.linalg.eigh((r + np.eye(3)) / 2)
-        axis = v[:, int(np.argmax(w))]
-        return axis * angle
-    return axis / norm * angle
+    """Rotation vector taking `current` to `target` (both 3x3), world frame (a half turn included)."""
+    return np.asarray(Rotation.from_matrix(np.asarray(target) @ np.asarray(current).T).as_rotvec())
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Literal
 
 import numpy as np
 
+from jarvis_sim.backends.camera_framing import camera_framing
 from jarvis_sim.backends.isaac.config import IsaacConfig
 from jarvis_sim.backends.isaac.kinematics import matrix_to_quat
 from jarvis_sim.backends.mujoco.scene import BASEPLATE_PART, baseplate_cells
@@ -150,14 +151,8 @@ def _look_at(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
 def camera_rigs(task: TaskSpec, config: IsaacConfig) -> tuple[CameraRig, ...]:
     """The top camera straight down over the region holding the build and the staging area (image up = world +x),
     and the oblique side camera, placed as the MuJoCo backend places them."""
-    ws, origin = task.workspace, task.workspace.lattice_origin
-    xs = [ws.staging_min[0], ws.staging_max[0], origin[0]]
-    ys = [ws.staging_min[1], ws.staging_max[1], origin[1]]
-    for b in task.target_assembly:
-        (bx, by, _), _ = brick_pose_in_world(b, origin)
-        xs.append(bx)
-        ys.append(by)
-    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    framing = camera_framing(task)
+    cx, cy = framing.center
     top = np.eye(4)
     # OpenCV axes looking down with image up = world +x: x right = world -y, y down = world -x, z forward = -z.
     top[:3, :3] = np.array([[0.0, -1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, -1.0]])
@@ -165,8 +160,7 @@ def camera_rigs(task: TaskSpec, config: IsaacConfig) -> tuple[CameraRig, ...]:
     w, h, f = config.image_width, config.image_height, config.focal_length_mm
     rigs = [CameraRig("top", top, w, h, config.top_camera_fovy_deg, f)]
     if config.side_camera:
-        eye = np.array([cx + 0.55, cy - 0.45, 0.45])
-        rigs.append(CameraRig("side", _look_at(eye, np.array([cx, cy, 0.03])), w, h, 45.0, f))
+        rigs.append(CameraRig("side", _look_at(framing.side_eye, framing.side_target), w, h, framing.side_fovy_deg, f))
     return tuple(rigs)
 
 

@@ -3,25 +3,23 @@
 Raw contact does not hold LEGO bricks in MuJoCo (measured: a seated brick lifts off at 0.1 N), so the
 backend models clutch explicitly, as a robot meets it:
 
-- **Seating.** A brick is seated only when it is pressed down onto studs with at least
-  `press_n_per_stud` newtons per engaged stud (the studs' friction must be overcome to push them into the
-  tubes) while it lies within the capture region of a lattice pose: every corner of its footprint within
-  the stud lead-in (`STUD_LEAD_IN_M`) of where it would be seated, so the region shrinks with the brick's
-  length and its yaw error, and its bottom between the seat and the stud tops. A brick dropped or merely
-  resting on stud tops stays there, unseated. Nothing is ever set onto a pose: the backend activates a
-  weld whose rest pose is the lattice pose, and the brick is pulled the last sub-millimetre in by it, as the
-  chamfers guide a pressed real brick.
-- **Capacity.** Each connection (a brick and one support) breaks when its load exceeds a capacity
-  calibrated per engaged stud: StableLego (Liu, Deng, Wang, Liu 2024, arXiv:2402.10711, `config.json`
-  "T": 100) models every stud-to-tube joint as friction of at most T = 100 gf = 0.98 N. A straight pull
-  then needs n T for n engaged studs. A moment prys the studs out about the far edge of the engaged region
-  (a rigid-plastic lever): each stud at distance r_i from that edge contributes at most T r_i, so a
-  rectangle of nx by ny studs holds T nx p ny^2 / 2 about an axis along x (p the stud pitch) and a push at
-  height h above the joint comes off at that moment over h: a lever arm cuts the capacity. A compressive load
-  C holds the brick down against tipping about an edge at distance a from the centre, so only the moment
-  beyond C a pries (a brick pressed at its edge is pushed into its support, not pried off). Pull and prying
-  moments interact linearly: the connection breaks when
-  pull / (n T) + max(0, |Mx| - C ay) / Mx_cap + max(0, |My| - C ax) / My_cap > 1.
+- **Seating.** A brick is seated only when it is pressed down onto studs with at least `seat_press_n` newtons
+  per connection it makes (BrickSim's registration press, jarvis_sim/lego/clutch_model.py: a figure of its own,
+  below the capacity it creates) while it lies within the capture region of a lattice pose: every corner of its
+  footprint within the stud lead-in (`STUD_LEAD_IN_M`) of where it would be seated, so the region shrinks with the
+  brick's length and its yaw error, and its bottom between the seat and the stud tops. A brick dropped or merely
+  resting on stud tops stays there, unseated. Nothing is ever set onto a pose: the backend activates a weld whose
+  rest pose is the lattice pose, and the brick is pulled the last sub-millimetre in by it, as the chamfers guide a
+  pressed real brick.
+- **Capacity.** Each connection (a brick and one support) breaks when its load exceeds the capacity of its engaged
+  studs' contact points (jarvis_sim/lego/clutch_model.py, the one source of the figures: StableLego's T = 100 gf per
+  stud-tube contact point, 3 points per stud under a 2-wide brick and 4 under a 1-wide one, each at its offset).
+  A straight pull needs T per contact point; a moment pries the points out about the far edge of the engaged region
+  (a rigid-plastic lever), each point at distance r from that edge holding at most T r, so a push at height h
+  above the joint comes off at that moment over h. A compressive load C holds the brick down against tipping about
+  an edge at distance a from the centre, so only the moment beyond C a pries (a brick pressed at its edge is pushed
+  into its support, not pried off). Pull and prying moments interact linearly: the connection breaks when
+  pull / pull_cap + max(0, |Mx| - C ay) / Mx_cap + max(0, |My| - C ax) / My_cap > 1.
   In-plane shear is carried by the studs bearing on the tubes and never breaks a connection by itself.
 - A brick on several supports is one rigid body on all its engaged studs (as StableLego analyses each brick): its
   connections are judged each on its own pull, and together on the brick's whole load against the capacity of all
@@ -42,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from jarvis_sim.lego import clutch_model
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import LatticeBrick, brick_pose_in_world
 from jarvis_sim.lego.catalog import part
@@ -49,8 +48,9 @@ from jarvis_sim.lego.catalog import part
 GROUND = "ground"
 
 
-# StableLego's T = 100 gf per stud-to-tube connection (arXiv:2402.10711), in newtons (g = 9.80665 m/s^2).
-STUD_CLUTCH_N = 0.100 * 9.80665
+# The statics' bound per engaged stud (jarvis_sim/lego/statics.py bounds each stud, not each point): the three
+# contact points under a 2-wide brick (clutch_model). The backend judges connections on their contact points.
+STUD_CLUTCH_N = clutch_model.POINTS_PER_STUD_WIDE * clutch_model.CONTACT_POINT_CLUTCH_N
 # The stud lead-in: the rounded top edge of a stud and the chamfered mouth of the tube and walls it enters,
 # about 0.25 mm each on LEGO's part drawings (no published tolerance; an estimate). A footprint corner landing
 # farther than this from its seat puts a stud on a tube's rim or a wall top instead of sliding it in. For a
@@ -83,30 +83,28 @@ class Capacity:
     half_y_m: float
 
 
-def capacity_of(cells: list[tuple[int, int]], lattice_origin: tuple[float, float, float], joint_z: float,
-                stud_n: float = STUD_CLUTCH_N) -> Capacity:
-    """The capacity of a connection engaging the studs on these lattice cells (see the module docstring)."""
+def capacity_of(footprint: list[tuple[int, int]], cells: list[tuple[int, int]],
+                lattice_origin: tuple[float, float, float], joint_z: float,
+                point_n: float = clutch_model.CONTACT_POINT_CLUTCH_N) -> Capacity:
+    """The capacity of a connection whose upper brick covers `footprint` and engages the studs on `cells` (lattice
+    cells): clutch_model's contact points, T each against a pull, T r each against a moment."""
     if not cells:
         raise ValueError("capacity_of: a connection needs at least one engaged stud")
+    strength = clutch_model.connection_strength(footprint, cells, point_n)
     pitch = u.STUD_PITCH_M
+    x0, y0, x1, y1 = strength.region
+    ox, oy, _ = lattice_origin
     xs = np.array([c[0] for c in cells], dtype=float)
     ys = np.array([c[1] for c in cells], dtype=float)
-    # Stud centres sit half a pitch inside each cell; the lever of stud i about the far edge of the region is
-    # its distance from that edge. Either edge can be the pivot: the weaker one counts.
-    def lever_sum(v: np.ndarray) -> float:
-        lo, hi = v.min(), v.max() + 1.0
-        return float(min((v + 0.5 - lo).sum(), (hi - v - 0.5).sum())) * pitch
-
-    ox, oy, _ = lattice_origin
     centre = (ox + (xs.mean() + 0.5) * pitch, oy + (ys.mean() + 0.5) * pitch, joint_z)
     return Capacity(
-        studs=len(cells),
-        pull_n=len(cells) * stud_n,
-        moment_x_nm=stud_n * lever_sum(ys),  # prying about an axis along x lifts rows of constant y
-        moment_y_nm=stud_n * lever_sum(xs),
+        studs=strength.studs,
+        pull_n=strength.pull_n,
+        moment_x_nm=strength.pry_x_nm,
+        moment_y_nm=strength.pry_y_nm,
         centre=centre,
-        half_x_m=float(xs.max() + 1.0 - xs.min()) * pitch / 2,
-        half_y_m=float(ys.max() + 1.0 - ys.min()) * pitch / 2,
+        half_x_m=(x1 - x0) * pitch / 2,
+        half_y_m=(y1 - y0) * pitch / 2,
     )
 
 

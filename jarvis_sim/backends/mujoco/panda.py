@@ -24,6 +24,8 @@ from typing import Literal
 import mujoco
 import numpy as np
 
+from jarvis_sim.gripper import GRIPPER_MAX_OPENING_M
+
 JOINT_NAMES = tuple(f"panda/joint{i}" for i in range(1, 8))
 ACTUATOR_NAMES = tuple(f"panda/act{i}" for i in range(1, 8))
 GRIPPER_ACTUATOR = "panda/gripper"
@@ -39,7 +41,7 @@ Q_UPPER = np.array([2.8973, 1.7628, 2.8973, -0.0698, 2.8973, 3.7525, 2.8973])
 TORQUE_LIMIT = np.array([87.0, 87.0, 87.0, 87.0, 12.0, 12.0, 12.0])
 KP = np.array([4500.0, 4500.0, 3500.0, 3500.0, 2000.0, 2000.0, 2000.0])
 KV_RATIO = 0.1  # derivative gain as a fraction of kp: well damped with armature 0.1
-FINGER_MAX_M = 0.04  # each finger travels 0-40 mm: opening 0-80 mm
+FINGER_MAX_M = GRIPPER_MAX_OPENING_M / 2  # each finger travels 0-40 mm: opening 0-80 mm (jarvis_sim.gripper)
 TCP_FROM_HAND_M = 0.1034
 TIP_BELOW_TCP_M = 0.010
 DEFAULT_GRIP_FORCE_N = 5.0

@@ -20,12 +20,13 @@ import mujoco
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from jarvis_sim.backends.camera_framing import camera_framing
 from jarvis_sim.backends.mujoco.bricks import GROUP_VISUAL, add_brick_body, add_part_geoms
-from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N
 from jarvis_sim.backends.mujoco.panda import HAND_BODY, build_panda
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import brick_pose_in_world, yaw_quaternion
 from jarvis_sim.lego.catalog import part
+from jarvis_sim.lego.clutch_model import CONTACT_POINT_CLUTCH_N, SEAT_PRESS_N
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import loose_bricks
 
@@ -54,14 +55,15 @@ class SimConfig(BaseModel):
     side_camera: bool = Field(True, description="Add an oblique view from the front.")
     finger_speed_m_s: float = Field(0.05, gt=0, description="Speed of each finger's set-point (the Franka hand "
                                     "moves its fingers at up to 0.1 m/s).")
-    stud_clutch_n: float = Field(
-        STUD_CLUTCH_N, gt=0,
-        description="Clutch capacity per engaged stud (N): StableLego's T = 100 gf (arXiv:2402.10711).",
+    contact_point_clutch_n: float = Field(
+        CONTACT_POINT_CLUTCH_N, gt=0,
+        description="Clutch capacity per stud-tube contact point (N): StableLego's T = 100 gf (arXiv:2402.10711; "
+        "3 points per stud under a 2-wide brick, 4 under a 1-wide one: jarvis_sim/lego/clutch_model.py).",
     )
-    press_n_per_stud: float = Field(
-        STUD_CLUTCH_N, gt=0,
-        description="Downward press per engaged stud (N) that seats a brick within the capture region: the "
-        "same stud friction must be overcome going in as coming off.",
+    seat_press_n: float = Field(
+        SEAT_PRESS_N, gt=0,
+        description="Downward press per connection (N) that seats a brick within the capture region (BrickSim, "
+        "arXiv:2603.16853: a connection registers with >= 1 N of press); a figure of its own, below the capacity.",
     )
     contact_reflex_n: float = Field(
         20.0, gt=0,
@@ -88,15 +90,25 @@ def clutch_eq_name(brick_id: str, slot: int) -> str:
     return f"clutch/{brick_id}/{slot}"
 
 
+# The clutch welds' impedance: near-hard (0.1 N must not stretch one visibly). Their time constant is twice the
+# physics step, the stiffest MuJoCo keeps stable (below it, with its safety clamp off, a 1x1 post blew up within
+# 60 ms). A weld's compliance also scales with its bricks' inverse inertia: a 1x8 plate on a 1x1 post, loaded to a
+# third of its capacity, droops 0.78 deg at the 2 ms step and 0.195 deg at 1 ms (tests/.../test_clutch_weight.py).
+CLUTCH_SOLIMP = (0.9999, 0.9999, 0.001, 0.5, 2.0)
+
+
+def clutch_solref(timestep_s: float) -> tuple[float, float]:
+    """The clutch welds' (and the grasp lock's) solref at this physics step: time constant 2 steps, critically
+    damped."""
+    return (2.0 * timestep_s, 1.0)
+
+
 def clutch_slots(task: TaskSpec) -> dict[str, int]:
-    """How many clutch welds each brick carries: its supports in the initial or target assembly, at least 2."""
-    out = {b.id: max(2, len(task.initial_assembly.supports(b.id))) for b in task.initial}
-    target = task.target_assembly
-    for a in task.action_bricks:
-        out[a.id] = max(2, len(target.supports(a.id)) if a.id in target.index else 0)
-    for d in task.distractors:  # in no manual step, but an agent may still press one onto the studs
-        out[d.id] = 2
-    return out
+    """How many clutch welds each brick carries: one per stud cell of its footprint, the most supports it can take
+    (each cell over a different brick below). Sized from the bricks alone, never from the task's target: the
+    physics must not know where a brick is meant to go."""
+    bricks = [(b.id, b.part) for b in task.initial] + [(a.id, a.part) for a in loose_bricks(task)]
+    return {bid: part(p).width * part(p).depth for bid, p in bricks}
 
 
 def _camera_quat_looking_down(image_up_yaw: float) -> list[float]:
@@ -228,8 +240,8 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
             eq.name1 = brick_id
             eq.name2 = "world"
             eq.active = False
-            eq.solref = [0.004, 1.0]
-            eq.solimp = [0.9999, 0.9999, 0.001, 0.5, 2.0]  # near-hard: 0.1 N must not stretch it visibly
+            eq.solref = list(clutch_solref(config.timestep_s))
+            eq.solimp = list(CLUTCH_SOLIMP)
 
     if task.action_bricks:
         # The grasp lock (see MujocoBackend._grasp_tick): hand to whichever brick the fingers hold, set at run time.
@@ -240,17 +252,11 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
         lock.name1 = HAND_BODY
         lock.name2 = task.action_bricks[0].target.id
         lock.active = False
-        lock.solref = [0.004, 1.0]
-        lock.solimp = [0.9999, 0.9999, 0.001, 0.5, 2.0]
+        lock.solref = list(clutch_solref(config.timestep_s))
+        lock.solimp = list(CLUTCH_SOLIMP)
 
-    # Cameras look at the region holding the build and the staging area.
-    xs = [ws.staging_min[0], ws.staging_max[0], origin[0]]
-    ys = [ws.staging_min[1], ws.staging_max[1], origin[1]]
-    for b in task.target_assembly:
-        (bx, by, _), _ = brick_pose_in_world(b, origin)
-        xs.append(bx)
-        ys.append(by)
-    center = ((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2)
+    framing = camera_framing(task)
+    center = framing.center
     top = world.add_camera()
     top.name = TOP_CAMERA
     top.pos = [center[0], center[1], config.top_camera_height_m]
@@ -259,10 +265,9 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
     if config.side_camera:
         side = world.add_camera()
         side.name = SIDE_CAMERA
-        eye = np.array([center[0] + 0.55, center[1] - 0.45, 0.45])
-        side.pos = [float(v) for v in eye]
-        side.quat = _look_at_quat(eye, np.array([center[0], center[1], 0.03]))
-        side.fovy = 45.0
+        side.pos = [float(v) for v in framing.side_eye]
+        side.quat = _look_at_quat(framing.side_eye, framing.side_target)
+        side.fovy = framing.side_fovy_deg
 
     layout = SceneLayout(
         initial_ids=tuple(b.id for b in task.initial),

@@ -26,9 +26,10 @@ def test_suites_lists_every_family_and_marks_missing_data():
     mini = next(row for row in rows if row["name"] == "jarvis-mini")
     assert mini["available"] and mini["tasks"] == 6
     for row in rows:
-        assert row["available"] == (row["tasks"] is not None)
+        assert row["available"] == bool(row["tasks"])  # missing data (None) or no tasks (0): not available
         if not row["available"]:
             assert row["unavailable_because"]
+    assert not any(row["available"] and row["tasks"] == 0 for row in rows)
     r = runner.invoke(app, ["suites"])
     listed = {line.split()[1] for line in r.output.splitlines() if not line.startswith("(")}
     assert listed == {row["name"] for row in rows if row["available"]}

@@ -97,3 +97,42 @@ def test_a_failed_episode_exits_non_zero(tmp_path: Path) -> None:
     code, stdout, _ = _invoke("episode", "--task-file", str(one), "--agent", "llm", "--model", "nosuch:model",
                               "--out", str(tmp_path / "e"))
     assert code != 0, stdout
+
+
+def test_from_ldraw_on_files_real_tools_write(tmp_path: Path) -> None:
+    for name, bricks in (("mlcad_tower.ldr", 4), ("ldcad_house.mpd", 5), ("leocad_garden.ldr", 4),
+                         ("tiny_tower.ldr_Packed.mpd", 3)):
+        code, stdout, stderr = _invoke("tasks", "from-ldraw", str(DATA / "tools" / name), "--out",
+                                       str(tmp_path / f"{name}.jsonl"))
+        assert code == 0, stderr
+        assert json.loads(stdout)["bricks"] == bricks
+    assert "note: mlcad_tower.ldr:9: colour_mapped: 12-bit dither colour 0x4073073" in _invoke(
+        "tasks", "from-ldraw", str(DATA / "tools" / "mlcad_tower.ldr"), "--out", str(tmp_path / "m.jsonl"))[2]
+
+
+def test_from_ldraw_on_a_model_too_large_for_a_task_is_a_clear_error(tmp_path: Path) -> None:
+    rows = ["0 Big"] + [f"1 4 {(k % 20) * 20} {-24 - 24 * (k // 400)} {((k // 20) % 20) * 20} 1 0 0 0 1 0 0 0 1 3005.dat"
+                        for k in range(1005)]
+    model = tmp_path / "big.ldr"
+    model.write_text("\n".join(rows) + "\n")
+    code, stdout, stderr = _invoke("tasks", "from-ldraw", str(model), "--out", str(tmp_path / "big.jsonl"))
+    assert code == 2 and stderr.startswith("error: the model has 1005 bricks") and "Traceback" not in stderr + stdout
+
+
+def test_answers_score_names_an_unknown_id_by_line_and_scores_the_rest(tmp_path: Path) -> None:
+    from jarvis_sim.tasks.registry import suite_task_ids
+
+    known = suite_task_ids("vsp-gen-mini-maze-main")[0]
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("\n".join([json.dumps({"task_id": known, "answer": "Action plan: D"}),
+                                  json.dumps({"task_id": "vsp/nope/0", "answer": "x"}),
+                                  json.dumps({"task_id": "lego/v7-00020-stairs/001", "answer": "x"})]) + "\n")
+    code, stdout, stderr = _invoke("answers", "score", str(answers))
+    assert code == 0, stderr
+    summary = json.loads(stdout.strip().splitlines()[-1])["summary"]
+    assert summary["n_items"] == 1 and summary["n_unscored"] == 2
+    assert [u["line"] for u in summary["unscored"]] == [2, 3]
+    assert f"not scored: {answers}:2:" in stderr and "is not a question item" in stderr
+    only_bad = tmp_path / "bad.jsonl"
+    only_bad.write_text(json.dumps({"task_id": "vsp/nope/0", "answer": "x"}) + "\n")
+    assert _invoke("answers", "score", str(only_bad))[0] == 2

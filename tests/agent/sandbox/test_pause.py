@@ -33,9 +33,9 @@ def test_a_program_is_paused_after_the_call_the_host_chose() -> None:
     with Sandbox(TEST_LIMITS) as sandbox:
         result = sandbox.run(code, server)
         assert result.outcome == "paused" and result.message == "paused after place('b1')"
-        assert placed == ["b1"] and [c.method for c in result.calls] == ["look", "place"]
+        assert placed == ["b1"] and [c.name for c in result.calls] == ["look", "place"]
         assert result.calls[-1].ok and result.calls[-1].result == "b1"
         assert "before" in result.stdout and "after" not in result.stdout
         # Without a pending reason the same server lets the next program run to its end.
         again = sandbox.run("look()\n", server)
-        assert again.outcome == "ok" and [c.method for c in again.calls] == ["look"]
+        assert again.outcome == "ok" and [c.name for c in again.calls] == ["look"]

@@ -23,7 +23,7 @@ def test_results_read_as_records_and_calls_are_recorded(sandbox: Sandbox) -> Non
     result = sandbox.run(code, METHODS)
     assert result.outcome == "ok", result
     assert result.stdout == "3 abc\n"
-    assert [c.params for c in result.calls] == [{"payload": "abc"}, {"payload": "x"}]
+    assert [c.args for c in result.calls] == [{"payload": "abc"}, {"payload": "x"}]
     assert result.agent_view() == {"outcome": "ok", "line": None, "message": "", "stdout": "3 abc\n"}
 
 

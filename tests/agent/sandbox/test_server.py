@@ -50,7 +50,7 @@ def test_valid_call_returns_jsonable_result_and_records_it() -> None:
     server = _server()
     reply = _call(server, "place", {"brick": "b1", "pose": {"x": 1, "y": "2.5"}})
     assert reply == {"jsonrpc": "2.0", "id": 1, "result": {"x": 1.0, "y": 2.5}}
-    assert server.calls[0].ok and server.calls[0].method == "place"
+    assert server.calls[0].ok and server.calls[0].name == "place"
 
 
 def test_stub_signatures_list_positional_names() -> None:
@@ -112,12 +112,12 @@ def test_an_oversized_call_is_refused_at_the_boundary_with_a_typed_error_naming_
     assert isinstance(error, dict) and error["data"] == {"kind": "argument_too_large"}
     assert "4096 bytes" in error["message"] and "max_argument_bytes" in error["message"]
     (call,) = server.calls  # recorded, but as a marker: the server never holds the argument
-    assert call.error_kind == "argument_too_large" and len(json.dumps(call.params)) < 400
+    assert call.error_kind == "argument_too_large" and len(json.dumps(call.args)) < 400
 
 
 def test_recorded_results_and_errors_are_bounded() -> None:
     server = _server()
     _call(server, "place", {"brick": "b1", "pose": {"x": 1, "y": 2}, "yaw": 0.0})
     _call(server, "grasp", {"brick": "b" * 30_000})
-    assert len(json.dumps(server.calls[1].params)) < 400
-    assert server.calls[1].error_message is not None and len(server.calls[1].error_message) < 400
+    assert len(json.dumps(server.calls[1].args)) < 400
+    assert server.calls[1].error is not None and len(server.calls[1].error) < 400

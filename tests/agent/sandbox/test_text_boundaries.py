@@ -37,7 +37,7 @@ def test_printing_a_lone_surrogate_is_output_not_a_crash(sandbox: Sandbox) -> No
 def test_a_lone_surrogate_in_a_skill_argument_arrives_replaced(sandbox: Sandbox) -> None:
     result = sandbox.run("r = ping(chr(0xDC00) + 'x')\nprint(r.length)\n", METHODS)
     assert result.outcome == "ok" and result.stdout == "2\n"
-    assert result.calls[0].params == {"payload": "\ufffdx"}
+    assert result.calls[0].args == {"payload": "\ufffdx"}
 
 
 @pytest.mark.parametrize("raise_line", [

@@ -25,7 +25,7 @@ def api(tmp_path: Path, quiz_plugin: None) -> TestClient:
 
 
 @pytest.mark.parametrize(("page", "bundles"), [("/docs", {"swagger-ui-bundle.js", "swagger-ui.css"}),
-                                               ("/redoc", {"redoc.standalone.js"})])
+                                               ("/redoc", {"redoc.standalone.offline.js"})])
 def test_doc_pages_reference_only_this_servers_assets(api: TestClient, page: str, bundles: set[str]) -> None:
     r = api.get(page, headers=AUTH)
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
@@ -57,3 +57,23 @@ def test_assets_are_public_pages_take_the_sign_in_cookie_and_the_rest_api_does_n
     assert api.get("/v1/status").status_code == 401
     assert api.post("/v1/episodes", json={"task_id": "quiz/1", "agent": {"name": "scripted"}}).status_code == 401
     assert api.get("/docs/oauth2-redirect").status_code == 200
+
+
+def test_the_schema_declares_the_bearer_scheme_the_gate_checks(api: TestClient) -> None:
+    """Swagger UI's "Authorize" appears for a declared scheme; liveness stays declared public."""
+    schema = api.get("/openapi.json", headers=AUTH).json()
+    assert schema["components"]["securitySchemes"]["bearerAuth"] == {
+        "type": "http", "scheme": "bearer", "description": "A token of JARVIS_API_TOKEN: `Authorization: Bearer <token>`."}
+    assert schema["security"] == [{"bearerAuth": []}]
+    assert schema["paths"]["/healthz"]["get"]["security"] == []
+    assert "security" not in schema["paths"]["/v1/status"]["get"]  # the global requirement applies
+
+
+def test_no_bundle_loads_a_resource_from_another_host(api: TestClient) -> None:
+    """What a bundle would fetch by itself (an image's or a font's src, a stylesheet's url()): ReDoc's Redocly logo
+    came from cdn.redoc.ly. Links a person may click (href) are not fetches."""
+    fetches = re.compile(rb"""(?:\bsrc\s*[:=]\s*["']|\burl\(\s*["']?)(https?://[^"')\s]+)""", re.I)
+    for name in ("redoc.standalone.offline.js", "swagger-ui-bundle.js", "swagger-ui.css"):
+        body = api.get(f"/docs-assets/{name}").content
+        found = {m.decode() for m in fetches.findall(body)}
+        assert not found, (name, sorted(found)[:5])

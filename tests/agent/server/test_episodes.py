@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,40 @@ def test_run_over_rest_reports(client: TestClient) -> None:
     assert body["status"] == "done" and body["counts"].get("done") == 40
     assert body["summary"]["n_episodes"] == 40
     assert client.get(f"/v1/runs/{run_id}/report").status_code == 200
+
+
+def test_a_cancelled_run_ends_cancelled_not_done(client: TestClient) -> None:
+    run_id = client.post("/v1/runs", json={"task_ids": [f"quiz/{k}" for k in range(30)],
+                                           "agent": {"name": "scripted"}}).json()["id"]
+    assert client.delete(f"/v1/runs/{run_id}").status_code == 200
+    deadline = time.time() + 60
+    while (body := client.get(f"/v1/runs/{run_id}").json())["status"] == "running" and time.time() < deadline:
+        time.sleep(0.2)
+    assert body["status"] == "cancelled" and body["counts"].get("cancelled", 0) > 0, body
+    assert client.get("/v1/runs").json()["data"][0]["status"] == "cancelled"
+    # A cancelled run has its report, and what it links resolves from the report's own URL (under files/).
+    report = client.get(f"/v1/runs/{run_id}/report")
+    assert report.status_code == 200
+    links = re.findall(r"\]\(([^)\s]+)\)", report.text)
+    assert all(link.startswith("files/") for link in links), links
+    for link in links:
+        assert client.get(f"/v1/runs/{run_id}/{link}").status_code == 200, link
+    # Episode pictures sit in sub-folders of the run directory: served, and nothing outside it.
+    root = client.app.state.settings.data_dir / "runs" / run_id  # type: ignore[attr-defined]
+    (root / "episodes" / "e1").mkdir(parents=True, exist_ok=True)
+    (root / "episodes" / "e1" / "final_top.png").write_bytes(b"\x89PNG")
+    assert client.get(f"/v1/runs/{run_id}/files/episodes/e1/final_top.png").content == b"\x89PNG"
+    assert client.get(f"/v1/runs/{run_id}/files/..%2F..%2Fjarvis.db").status_code == 404
+
+
+def test_report_links_relative_to_the_run_directory_are_moved_under_files() -> None:
+    from agent.server.routes.runs import _RELATIVE_LINK
+
+    text = ("![difficulty](difficulty.png) [top](episodes/e1/final_top.png) [site](https://x.org/a.png) "
+            "[abs](/v1/x) [anchor](#failures)")
+    out = _RELATIVE_LINK.sub(lambda m: f"{m.group(1)}files/{m.group(2)})", text)
+    assert out == ("![difficulty](files/difficulty.png) [top](files/episodes/e1/final_top.png) "
+                   "[site](https://x.org/a.png) [abs](/v1/x) [anchor](#failures)")
 
 
 def test_metrics_and_health(client: TestClient) -> None:

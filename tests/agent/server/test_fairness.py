@@ -43,7 +43,7 @@ def test_a_flood_of_one_token_does_not_starve_another(tmp_path: Path, quiz_plugi
         assert cancelled.status_code == 200, cancelled.text
         assert cancelled.json()["cancelled"]["queued"] > 19_000
         assert c.delete(f"/v1/runs/{run_id}", headers=SMALL).status_code == 404  # not this token's run
-        body = wait_until(lambda: (b := c.get(f"/v1/runs/{run_id}", headers=BIG).json())["status"] == "done" and b,
+        body = wait_until(lambda: (b := c.get(f"/v1/runs/{run_id}", headers=BIG).json())["status"] == "cancelled" and b,
                           timeout=60, what="the cancelled run to finish")
         assert body["counts"].get("cancelled", 0) > 19_000 and body["summary"] is not None
         assert "queued" not in body["counts"] and "running" not in body["counts"]

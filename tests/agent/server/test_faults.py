@@ -93,7 +93,7 @@ class _Runtime:
     """A worker runtime that answers one question episode in-process."""
 
     def run(self, job: Any, root: Path) -> Any:
-        from agent.episodes.job import run_episode
+        from agent.episodes.run import run_episode
 
         return run_episode(job, root / "episodes" / job.episode_id)
 

@@ -84,5 +84,11 @@ def test_interactive_rounds_wall_clock_and_images_are_enforced(tmp_path: Path, q
         r = client.post("/v1/episodes", json={"task_id": task_id, "agent": {"name": "external"},
                                               "budget": {"wall_s": 0.001}})
         assert r.status_code == 201, r.text
-        late = client.post(f"/v1/episodes/{r.json()['id']}/programs", json={"code": "x = 1"})
-        assert late.status_code == 409 and late.json()["detail"]["field"] == "budget.wall_s"
+        late_id = r.json()["id"]
+        late = client.post(f"/v1/episodes/{late_id}/programs", json={"code": "x = 1"})
+        # Wall clock is a safety net: tripped, the episode closes as an infrastructure failure, unscored.
+        assert late.status_code == 503 and late.json()["detail"]["infrastructure_failure"] is True, late.text
+        closed = client.get(f"/v1/episodes/{late_id}").json()
+        assert closed["status"] == "failed" and not closed.get("scores"), closed
+        record = client.get(f"/v1/episodes/{late_id}/record").json()
+        assert record["infrastructure_failure"] is True and record["scores"] == {}

@@ -65,6 +65,61 @@ def test_registration_is_validated(tmp_path: Path, house_tasks: list[dict[str, A
         assert c.post("/v1/user-tasks", json={"tasks": house_tasks[:1]}).status_code == 401
 
 
+def test_a_registered_task_is_a_task_like_any_other_for_its_token(tmp_path: Path, house_tasks: list[dict[str, Any]]) -> None:
+    """GET /v1/tasks/<id> shows its public view with image URLs; another token, and runs naming another token's
+    task, get a 404 (a registered id is never resolved without its owner)."""
+    with _client(tmp_path, workers=0) as c:
+        assert c.post("/v1/user-tasks", json={"tasks": house_tasks[:1]}, headers=A).status_code == 201
+        tid = house_tasks[0]["id"]
+        view = c.get(f"/v1/tasks/{tid}", headers=A)
+        assert view.status_code == 200, view.text
+        body = view.json()
+        assert body["id"] == tid and "target" not in json.dumps(body)
+        assert body["manual_images"][0] == f"/v1/tasks/{tid}/manual/1.png"
+        assert c.get(f"/v1/tasks/{tid}", headers=B).status_code == 404
+        assert c.get(f"/v1/tasks/{tid}/manual/99.png", headers=A).status_code == 404  # checked before rendering
+        assert c.get(f"/v1/tasks/{tid}/manual/1.png", headers=B).status_code == 404
+        r = c.post("/v1/runs", json={"task_ids": ["lego/v7-00020-stairs/001", tid], "agent": {"name": "oracle"}}, headers=B)
+        assert r.status_code == 404 and "no registered task" in r.text
+
+
+@pytest.mark.slow
+@pytest.mark.render
+def test_an_external_agent_sees_the_manual_of_a_registered_task(tmp_path: Path, house_tasks: list[dict[str, Any]]) -> None:
+    roof = house_tasks[-2]
+    with _client(tmp_path, workers=0) as c:
+        assert c.post("/v1/user-tasks", json={"tasks": [roof]}, headers=A).status_code == 201
+        r = c.post("/v1/episodes", json={"task_id": roof["id"], "agent": {"name": "external"}}, headers=A)
+        assert r.status_code == 201, r.text
+        first = r.json()["interactive"]
+        urls = [*first["manual_images"], first["observation"]]
+        assert len(first["manual_images"]) == len(roof["manual_steps"]) >= 1
+        for url in urls:
+            img = c.get(url, headers=A)
+            assert img.status_code == 200 and img.content[:8] == b"\x89PNG\r\n\x1a\n", (url, img.status_code)
+        assert c.get(f"/v1/tasks/{roof['id']}/observation.png", headers=A).status_code == 200
+        assert c.post(f"/v1/episodes/{r.json()['id']}/finish", headers=A).json()["status"] == "done"
+
+
+@pytest.mark.slow
+def test_a_run_of_registered_tasks_finishes_with_its_report(tmp_path: Path, house_tasks: list[dict[str, Any]]) -> None:
+    roof = house_tasks[-2]
+    with _client(tmp_path) as c:
+        assert c.post("/v1/user-tasks", json={"tasks": [roof]}, headers=A).status_code == 201
+        r = c.post("/v1/runs", json={"task_ids": [roof["id"]], "agent": {"name": "oracle"}}, headers=A)
+        assert r.status_code == 202, r.text
+        run_id = r.json()["id"]
+        import time
+
+        t0 = time.time()
+        while (run := c.get(f"/v1/runs/{run_id}", headers=A).json())["status"] != "done" or run["summary"] is None:
+            assert time.time() - t0 < 240, run
+            time.sleep(0.5)
+        assert run["counts"] == {"done": 1}, run
+        assert run["summary"]["soft_score"]["mean"] > 0
+        assert c.get(f"/v1/runs/{run_id}/report", headers=A).status_code == 200
+
+
 @pytest.mark.slow
 def test_a_registered_task_runs_on_a_worker(tmp_path: Path, house_tasks: list[dict[str, Any]]) -> None:
     with _client(tmp_path) as c:

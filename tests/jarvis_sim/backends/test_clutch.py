@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jarvis_sim.backends.mujoco.clutch import GROUND, STUD_CLUTCH_N, ClutchGraph, capacity_of
+from jarvis_sim.backends.mujoco.clutch import GROUND, ClutchGraph, capacity_of
 from jarvis_sim.backends.mujoco.collision_groups import (
     ALL_BITS,
     FIRST_CLUSTER_BIT,
@@ -14,6 +14,7 @@ from jarvis_sim.backends.mujoco.collision_groups import (
 )
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import make_brick
+from jarvis_sim.lego.clutch_model import CONTACT_POINT_CLUTCH_N
 
 ARM = (1 << 1, 0b11)  # panda.py: ARM_CONTYPE, ARM_CONAFFINITY
 
@@ -23,17 +24,21 @@ def _collide(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return bool((a[0] & b[1]) or (b[0] & a[1]))
 
 
-def test_a_2x4_on_a_2x4_holds_eight_studs_of_pull_and_a_lever_limited_moment() -> None:
+def test_a_2x4_on_a_2x4_holds_its_contact_points_of_pull_and_a_lever_limited_moment() -> None:
     cells = [(x, y) for x in range(4) for y in range(2)]
-    cap = capacity_of(cells, (0.0, 0.0, 0.0), 0.0)
+    cap = capacity_of(cells, cells, (0.0, 0.0, 0.0), 0.0)
     assert cap.studs == 8
-    assert cap.pull_n == pytest.approx(8 * STUD_CLUTCH_N)  # StableLego: T = 100 gf per stud
+    t = CONTACT_POINT_CLUTCH_N
+    assert cap.pull_n == pytest.approx(8 * 3 * t)  # StableLego: T per contact point, 3 per stud under a 2-wide brick
     p = u.STUD_PITCH_M
-    # Prying about the long (x) axis lifts one row of 4 studs at a lever of half a pitch, the other at 1.5 pitches.
-    assert cap.moment_x_nm == pytest.approx(STUD_CLUTCH_N * 4 * (0.5 + 1.5) * p)
-    assert cap.moment_y_nm == pytest.approx(STUD_CLUTCH_N * 2 * (0.5 + 1.5 + 2.5 + 3.5) * p)
+    # Prying about the long (x) axis: per stud of a row, the wall point and the two tube points at their levers from
+    # the far edge (1/4 outward, 1/8 inward of the stud centre, half a pitch from its own edge).
+    row = (0.5 - 0.25) + 2 * (0.5 + 0.125)  # the row along the pivot edge ...
+    far = (1.5 + 0.25) + 2 * (1.5 - 0.125)  # ... and the other
+    assert cap.moment_x_nm == pytest.approx(t * 4 * (row + far) * p)
+    assert cap.moment_y_nm == pytest.approx(t * 2 * 3 * (0.5 + 1.5 + 2.5 + 3.5) * p)
     with pytest.raises(ValueError, match="at least one engaged stud"):
-        capacity_of([], (0.0, 0.0, 0.0), 0.0)
+        capacity_of(cells, [], (0.0, 0.0, 0.0), 0.0)
 
 
 def test_a_tile_gives_a_brick_on_it_nothing_to_seat_on() -> None:

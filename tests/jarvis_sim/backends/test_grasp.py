@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from jarvis_sim.backends.base import make_backend
 from jarvis_sim.backends.mujoco.backend import MujocoBackend
 from jarvis_sim.backends.mujoco.panda import top_down_quaternion
+from jarvis_sim.backends.registry import make_backend
 from tests.fakes.lego_tasks import stack_task
 from tests.jarvis_sim.backends.pick_place import APPROACH_M, GRASP_ABOVE_BOTTOM_M, move_to, wait
 

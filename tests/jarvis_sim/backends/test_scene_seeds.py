@@ -65,7 +65,7 @@ def test_an_untouched_varied_scene_earns_no_validity(backend: MujocoBackend) -> 
 @pytest.mark.render
 def test_a_distractor_can_be_picked_and_put_down(backend: MujocoBackend) -> None:
     from skills.context import SkillContext
-    from skills.registry import bind
+    from skills.libraries import bind
 
     scene = seeded_scene(TASK, SEED_WITH_DISTRACTORS)
     backend.load(TASK, seed=SEED_WITH_DISTRACTORS)

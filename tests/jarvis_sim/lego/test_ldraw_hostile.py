@@ -86,8 +86,9 @@ def test_deep_submodel_chain_is_bounded() -> None:
 def test_huge_and_direct_colour_codes_are_named() -> None:
     with pytest.raises(LDrawError, match="unknown colour code 999999999"):
         parse_ldraw("0 t\n1 999999999 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n", "t.ldr")
-    with pytest.raises(LDrawError, match="direct colour 0x2ff0000"):
-        parse_ldraw("0 t\n1 0x2FF0000 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n", "t.ldr")
+    # A direct colour is a colour: it maps to the nearest LDConfig colour, with a note.
+    m = parse_ldraw("0 t\n1 0x2FF0000 0 -24 0 1 0 0 0 1 0 0 0 1 3001.dat\n", "t.ldr")
+    assert [n.action for n in m.notes] == ["colour_mapped"] and "direct colour 0x2ff0000 (#FF0000)" in m.notes[0].detail
 
 
 def test_wide_nesting_without_parts_is_bounded_by_lines() -> None:

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from agent.cli import render as render_cli
 from agent.cli.main import app
-from jarvis_sim.backends import base
+from jarvis_sim.backends import base, registry
 from tests.jarvis_sim.manuals.crafted import crafted_task
 
 
@@ -45,7 +45,7 @@ def test_render_writes_pages_and_observation(tmp_path: Path, monkeypatch: pytest
         raise base.BackendError("not in this test")
 
     # The bricks-only top-down fallback (the backend has its own tests).
-    monkeypatch.setattr(base, "make_backend", no_backend)
+    monkeypatch.setattr(registry, "make_backend", no_backend)
     path = tmp_path / "task.json"
     path.write_text(crafted_task().model_dump_json())
     out = tmp_path / "out"

@@ -46,18 +46,46 @@ def test_nested_value_in_a_field_is_named_and_the_message_stays_short(tmp_path: 
     assert len(str(err.value)) < 200
 
 
-def test_a_20x20_grid_is_undecided_quickly_and_in_little_memory(tmp_path: Path) -> None:
-    path = tmp_path / "grid20.fold"
-    path.write_text(dumps(accordion_grid(20)))
+def test_a_grid_past_the_memory_budget_is_undecided_quickly_and_in_little_memory(tmp_path: Path) -> None:
+    path = tmp_path / "grid24.fold"
+    path.write_text(dumps(accordion_grid(24)))  # 576 faces in one stack: 63 million clauses, past 2 GiB
     cp = read_fold(path)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
     verdict = check(cp)
     assert time.perf_counter() - t0 < 20.0
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 500_000  # KiB: under 0.5 GB more
-    assert not verdict.decided and "400 faces stack in one place" in verdict.undecided_reason
+    assert not verdict.decided and "576 faces stack in one place" in verdict.undecided_reason
+    assert "memory budget 2,048 MB" in verdict.undecided_reason
     out = verdict.to_json()
     assert out["foldable"] is None and out["decided"] is False
+    # An explicit clause limit names itself.
+    assert "clause limit 5,000" in check(accordion_grid(8), limits=CheckLimits(max_clauses=5000)).undecided_reason
+
+
+def test_a_grid_the_old_fixed_clause_limit_left_undecided_decides_within_the_default_budget() -> None:
+    # 16 x 16: 256 faces in one stack, 5.8 million clauses (the old default stopped at 1.5 million).
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    verdict = check(accordion_grid(16))
+    assert verdict.decided and verdict.foldable and verdict.stats["clauses"] == 5_757_024
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 1_000_000  # KiB: streamed, not listed
+
+
+def test_the_solve_itself_is_bounded_by_the_time_budget() -> None:
+    from pysat.solvers import Solver
+
+    from jarvis_sim.origami.foldability import SAT_SOLVER, _Clock, _Undecided
+
+    # The pigeonhole problem of 11 pigeons in 10 holes takes any CDCL solver minutes: the clock interrupts it.
+    pigeons, holes = 11, 10
+    var = {(p, h): p * holes + h + 1 for p in range(pigeons) for h in range(holes)}
+    clauses = [[var[p, h] for h in range(holes)] for p in range(pigeons)]
+    clauses += [[-var[p, h], -var[q, h]] for h in range(holes) for p in range(pigeons) for q in range(p + 1, pigeons)]
+    clock = _Clock(CheckLimits(time_s=1.0), None)
+    t0 = time.perf_counter()
+    with Solver(name=SAT_SOLVER, bootstrap_with=clauses) as solver, pytest.raises(_Undecided, match="while solving"):
+        clock.solve(solver, [])
+    assert time.perf_counter() - t0 < 5.0
 
 
 def test_a_small_grid_is_still_decided_and_the_time_limit_gives_undecided() -> None:
@@ -80,6 +108,10 @@ def test_cli_reports_undecided_with_exit_3_and_progress(tmp_path: Path) -> None:
     assert '"decided": false' in r.output and "too large" in r.output
     r = CliRunner().invoke(app, ["origami", "check", str(path), "--progress"])
     assert r.exit_code == 0 and '"foldable": true' in r.output
+    big = tmp_path / "grid12.fold"
+    big.write_text(dumps(accordion_grid(12)))  # about a million clauses: past what 64 MB holds
+    r = CliRunner().invoke(app, ["origami", "check", str(big), "--memory-mb", "64"])
+    assert r.exit_code == 3 and "memory budget 64 MB: at most 479,349 clauses" in r.stdout
 
 
 def _as_3d(cp: CreasePattern, place) -> dict:  # type: ignore[no-untyped-def]

@@ -95,3 +95,17 @@ def test_task_file_bad_json_and_empty(tmp_path: Path) -> None:
         parse_tasks("[" * 100_000 + "]" * 100_000, "deep.json")
     with pytest.raises(TaskFileError, match="cannot read"):
         read_task_file(tmp_path / "missing.jsonl")
+
+
+def test_a_model_larger_than_a_task_or_the_workspace_is_a_clear_error() -> None:
+    # 1,005 bricks: the last task would hold all of them, past MAX_TASK_BRICKS (was a pydantic traceback).
+    big = Assembly([make_brick(f"b{k:04d}", "3005", 4, k % 20, (k // 20) % 20, 3 * (k // 400)) for k in range(1005)],
+                   name="ldraw-big")
+    with pytest.raises(AssemblyError, match=r"the model has 1005 bricks .* a task holds at most 1000"):
+        tasks_from_assembly(big)
+    row = Assembly([make_brick(f"b{k:03d}", "3001", 4, 4 * k, 0, 0) for k in range(60)], name="ldraw-row")
+    with pytest.raises(AssemblyError, match=r"footprint is 240 x 2 studs .* far corner lies 1.47 m from the robot"):
+        tasks_from_assembly(row)
+    deep = Assembly([make_brick(f"b{k:03d}", "3001", 4, 0, 2 * k, 0) for k in range(36)], name="ldraw-deep")
+    with pytest.raises(AssemblyError, match="over the staging area where the loose bricks lie"):
+        tasks_from_assembly(deep)

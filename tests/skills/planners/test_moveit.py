@@ -17,8 +17,9 @@ pytest.importorskip("ompl", reason="the move_group stand-in plans with OMPL")
 from jarvis_sim.backends.base import Backend
 from skills.context import SkillContext
 from skills.errors import PathBlocked
-from skills.motion import CartesianPlanner, make_planner
+from skills.motion import CartesianPlanner
 from skills.planners.moveit import CuMotionPlanner, MoveItPlanner, PlannerUnavailable
+from skills.planners.registry import make_planner
 from tests.fakes.detour_scene import detour_scene
 from tests.fakes.move_group import FakeMoveGroup
 from tests.ros.bridge_process import use_private_ros_domain

@@ -12,7 +12,8 @@ import pytest
 from jarvis_sim.backends.base import Backend
 from skills.context import SkillContext
 from skills.errors import PathBlocked
-from skills.motion import CartesianPlanner, make_planner, planner_names
+from skills.motion import CartesianPlanner
+from skills.planners.registry import make_planner, planner_names
 from tests.fakes.detour_scene import detour_scene, disturbed
 
 ompl = pytest.importorskip("ompl", reason="OMPL comes with the ros extra (pip install 'jarvis[ros]')")

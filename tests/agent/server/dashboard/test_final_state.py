@@ -24,3 +24,13 @@ def test_the_camera_picture_is_cut_to_the_bricks_keeping_its_aspect_and_staying_
 def test_pose_credit_runs_from_red_to_green_and_is_clamped() -> None:
     assert [score_colour(p) for p in (-5, 0, 50, 100, 130)] == [
         "hsl(0, 75%, 42%)", "hsl(0, 75%, 42%)", "hsl(60, 75%, 42%)", "hsl(120, 75%, 42%)", "hsl(120, 75%, 42%)"]
+
+
+def test_an_unseated_brick_is_never_painted_green_however_close_its_pose() -> None:
+    from agent.server.dashboard.final_state import required_verdict
+
+    near = {"target": "b003", "part": "3023", "matched": "b003", "pose": 98.0, "complete": False, "valid": True}
+    unseated = required_verdict(near)
+    assert unseated.colour == score_colour(50.0) and unseated.complete is False and "not complete" in unseated.text
+    seated = required_verdict({**near, "complete": True})
+    assert seated.colour == score_colour(98.0) and seated.pose == unseated.pose == 98.0

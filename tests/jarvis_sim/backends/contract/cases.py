@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from jarvis_sim.backends.base import Backend, make_backend
+from jarvis_sim.backends.base import Backend
+from jarvis_sim.backends.registry import make_backend
 
 # One backend and whatever keeps it alive (a bridge process, a simulator app), torn down on exit.
 Opener = Callable[[Path], contextlib.AbstractContextManager[Backend]]

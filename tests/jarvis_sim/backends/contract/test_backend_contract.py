@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from jarvis_sim.backends.base import Backend, BackendError, backend_names
+from jarvis_sim.backends.base import Backend, BackendError
+from jarvis_sim.backends.registry import backend_names
 from jarvis_sim.lego.assembly import brick_pose_in_world
 from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.tasks.spec import TaskSpec

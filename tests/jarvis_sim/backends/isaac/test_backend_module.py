@@ -9,16 +9,17 @@ import sys
 import numpy as np
 import pytest
 
-from jarvis_sim.backends.base import BackendError, make_backend
-from jarvis_sim.backends.isaac.backend import segment_labels
+from jarvis_sim.backends.base import BackendError
 from jarvis_sim.backends.isaac.config import IsaacConfig
 from jarvis_sim.backends.isaac.scene import ROBOT, describe_scene
+from jarvis_sim.backends.isaac.segmentation import segment_labels
+from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.tasks.spec import TaskSpec
 
 
 def test_importing_the_backend_starts_nothing() -> None:
     importlib.import_module("jarvis_sim.backends.isaac.backend")
-    importlib.import_module("jarvis_sim.backends.isaac.service")
+    importlib.import_module("skills.ros.isaac_service")
     assert not any(name == "isaacsim" or name.startswith(("isaacsim.", "omni.")) for name in sys.modules)
 
 

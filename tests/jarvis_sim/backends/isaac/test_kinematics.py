@@ -70,3 +70,38 @@ def test_quaternion_conversions_round_trip() -> None:
         q /= np.linalg.norm(q)
         back = k.matrix_to_quat(k.quat_to_matrix(q))
         assert abs(float(np.dot(back, q))) == pytest.approx(1.0, abs=1e-9) and back[0] >= 0
+
+
+def test_quaternion_helpers_agree_with_mujocos_own() -> None:
+    """scipy's Rotation does the quaternion work (kinematics, the clutch's yaw and tilt, the motor env's command);
+    MuJoCo's mju_* functions, an independent implementation, are the reference."""
+    import math
+
+    import mujoco
+
+    from jarvis_sim.backends.isaac.clutch import _tilt, _yaw
+    from jarvis_sim.env import _DOWN, _turned
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        mat = np.zeros(9)
+        mujoco.mju_quat2Mat(mat, q)
+        assert np.allclose(k.quat_to_matrix(q), mat.reshape(3, 3), atol=1e-12)
+        back = np.zeros(4)
+        mujoco.mju_mat2Quat(back, mat)
+        got = k.matrix_to_quat(mat.reshape(3, 3))
+        assert got[0] >= 0 and np.allclose(got, back if back[0] >= 0 else -back, atol=1e-12)
+        r = mat.reshape(3, 3)
+        assert math.isclose(_yaw(q), math.atan2(r[1, 0], r[0, 0]), abs_tol=1e-9) or abs(r[2, 0]) > 1 - 1e-9
+        assert math.isclose(_tilt(q), math.acos(np.clip(r[2, 2], -1, 1)), abs_tol=1e-9)
+        rotvec = rng.normal(size=3)
+        spin = np.zeros(4)
+        mujoco.mju_axisAngle2Quat(spin, rotvec / np.linalg.norm(rotvec), float(np.linalg.norm(rotvec)))
+        want = np.zeros(4)
+        mujoco.mju_mulQuat(want, _DOWN, spin)
+        got = _turned(_DOWN, rotvec)
+        assert np.allclose(got, want, atol=1e-12) or np.allclose(got, -want, atol=1e-12)
+    half = np.diag([1.0, -1.0, -1.0])  # a half turn about x: the error is a rotation vector of length pi
+    assert np.allclose(np.abs(k.orientation_error(np.eye(3), half)), [math.pi, 0, 0], atol=1e-9)

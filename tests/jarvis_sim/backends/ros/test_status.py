@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import skills.errors as errors
-from skills.ros import status
+from jarvis_sim.backends.ros import status
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 def msg_constants() -> dict[str, int]:

@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 
 from jarvis_sim.backends.base import Backend, BackendError, CameraFrame, RobotState
+from jarvis_sim.backends.ros import status
+from jarvis_sim.backends.ros.spinning import SpinThread
 from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.provenance import PlannerInfo
 from jarvis_sim.records import SkillCallRecord
 from jarvis_sim.tasks.spec import TaskSpec
-from skills.ros import status
-from skills.ros.spinning import SpinThread
 
 TYPED_ACTIONS = ("pick", "place", "place_on", "put_down", "go_home")
 

@@ -1,6 +1,6 @@
 """The Isaac Sim side of the GPU workstation: the ROS 2 bridge (skills/ros/bridge.py) around an IsaacBackend,
 headless, in Isaac's Python (docker/compose.yaml's isaac-sim service runs `python.sh -m
-jarvis_sim.backends.isaac.service --headless`).
+skills.ros.isaac_service --headless`).
 
 Needs, inside the Isaac Sim 6.2 container: the repository on PYTHONPATH (compose mounts it at /opt/jarvis),
 Isaac's bundled rclpy (exts/isaacsim.ros2.core/jazzy, Python 3.12) and jarvis_interfaces built for that Python
