@@ -312,7 +312,7 @@ def run_assembly_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
     episode = AssemblyEpisode(job, task, backend, episode_dir, sandbox=getattr(runtime, "sandbox", None))
     try:
         # The wall budget also ends a model call in flight (agent.llm.deadline), not only between rounds.
-        with episode_deadline(job.budget.wall_s - (time.perf_counter() - episode.t0)):
+        with episode_deadline(job.budget.wall_s, time.perf_counter() - episode.t0):
             episode.drive(agent)
         return episode.finish()
     except SafetyNetTripped as exc:

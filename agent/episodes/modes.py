@@ -194,8 +194,9 @@ class ModeRunner:
                 self._reflective()
             else:
                 self._reflection_rounds()
-        except EpisodeDeadlineError:  # the wall budget ended a model call in flight: a budget stop, scored
-            self._stop(f"wall-time budget ({self.episode.job.budget.wall_s:.0f} s) spent during a model call")
+        except EpisodeDeadlineError:  # the wall-clock net ended a model call in flight: the same trip as between rounds
+            raise SafetyNetTripped(f"the episode's wall-clock safety net ({self.episode.job.budget.wall_s} s) tripped "
+                                   "during a model call") from None
         return self.stop_reason
 
     def _non_reflective(self) -> None:

@@ -153,7 +153,7 @@ def run_planning_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
         report(job.progress, "loading", rounds_total=1)
         episode = PlanningEpisode(job, task, backend, episode_dir)
         report(job.progress, "answering")
-        with episode_deadline(job.budget.wall_s - (time.perf_counter() - t0)):  # ends a model call in flight
+        with episode_deadline(job.budget.wall_s, time.perf_counter() - t0):  # ends a model call in flight
             turn = agent.plan_assembly(episode.view(privileged=is_privileged(job.agent.name)))
         report(job.progress, "scoring", rounds_done=1)
         return episode.record(turn, started, time.perf_counter() - t0)

@@ -32,9 +32,11 @@ def now() -> float:
 
 
 @contextmanager
-def episode_deadline(seconds_left: float) -> Iterator[None]:
-    """Model calls made inside end when `seconds_left` from now have passed (an episode's wall budget)."""
-    token = _episode_deadline.set(min(_episode_deadline.get(), now() + max(0.0, seconds_left)))
+def episode_deadline(wall_s: float | None, elapsed_s: float = 0.0) -> Iterator[None]:
+    """Model calls made inside end when the episode's `wall_s` budget, of which `elapsed_s` is used, runs out
+    (no deadline when the episode has no wall budget)."""
+    left = math.inf if wall_s is None else max(0.0, wall_s - elapsed_s)
+    token = _episode_deadline.set(min(_episode_deadline.get(), now() + left))
     try:
         yield
     finally:

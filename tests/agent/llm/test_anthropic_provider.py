@@ -91,6 +91,8 @@ def test_rate_limit_and_overload_are_retried(
 def test_a_stalled_answer_times_out_at_the_total_deadline(
     anthropic_server: FakeAnthropicServer, sleep: RecordingSleep
 ) -> None:
+    import anthropic  # noqa: F401  (imported before the clock starts: the first import alone can take 0.3 s)
+
     anthropic_server.push(Stall(5.0), "never reached")
     client = build_client(LLMConfig(model=MODEL, base_url=anthropic_server.base_url, timeout_s=0.3,
                                     retry=RetryPolicy(max_attempts=4, base_delay_s=0.01)), sleep=sleep)

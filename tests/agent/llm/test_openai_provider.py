@@ -141,6 +141,8 @@ def test_retry_after_beyond_the_cap_is_not_waited(openai_server: FakeOpenAIServe
 
 def test_timeout_is_not_retried_past_the_total_deadline(openai_server: FakeOpenAIServer, sleep: RecordingSleep) -> None:
     # timeout_s bounds the whole call, retries included: a stalled attempt uses it up.
+    import openai  # noqa: F401  (imported before the clock starts: the first import alone can take 0.3 s)
+
     openai_server.push(Stall(5.0, Reply("too late")), "in time")
     client = build_client(
         LLMConfig(model="openai:gpt-4o", base_url=openai_server.base_url, timeout_s=0.3, retry=FAST_RETRY),
