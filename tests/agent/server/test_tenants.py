@@ -48,6 +48,21 @@ def test_one_tokens_sleeping_programs_do_not_stall_another_token(tmp_path: Path)
                              headers={"Authorization": HOSTILE})
                 statuses.append(r.status_code)
 
+        def read_round() -> list[float]:
+            out = []
+            # Reads whose own cost is small (GET /v1/suites checks 278 suites' data, ~0.5 s of CPU by itself).
+            for path in ("/v1/tasks?suite=jarvis-mini&limit=5", f"/v1/episodes/{normal_id}"):
+                t0 = time.monotonic()
+                r = client.get(path, headers={"Authorization": NORMAL})
+                out.append(time.monotonic() - t0)
+                assert r.status_code == 200, r.text
+            return out
+
+        baseline: list[float] = []  # the same reads with no hostile tenant, on this (shared, busy) machine
+        quiet = time.monotonic()
+        while time.monotonic() - quiet < 5:
+            baseline += read_round()
+            time.sleep(0.2)
         flood = [threading.Thread(target=post_sleeper) for _ in range(45)]
         for t in flood:
             t.start()
@@ -56,12 +71,7 @@ def test_one_tokens_sleeping_programs_do_not_stall_another_token(tmp_path: Path)
         programs: list[float] = []
         started = time.monotonic()
         while time.monotonic() - started < 25:  # past the 15 s idle limit, with the normal token busy
-            # Reads whose own cost is small (GET /v1/suites checks 278 suites' data, ~0.5 s of CPU by itself).
-            for path in ("/v1/tasks?suite=jarvis-mini&limit=5", f"/v1/episodes/{normal_id}"):
-                t0 = time.monotonic()
-                r = client.get(path, headers={"Authorization": NORMAL})
-                reads.append(time.monotonic() - t0)
-                assert r.status_code == 200, r.text
+            reads += read_round()
             if len(reads) % 10 == 2:
                 t0 = time.monotonic()
                 r = client.post(f"/v1/episodes/{normal_id}/programs", json={"code": "x = 1\n"},
@@ -77,11 +87,13 @@ def test_one_tokens_sleeping_programs_do_not_stall_another_token(tmp_path: Path)
         assert client.delete(f"/v1/episodes/{hostile_id}", headers={"Authorization": HOSTILE}).status_code == 200
         for t in flood:
             t.join(timeout=120)
-        figures = {"reads": len(reads), "read_p50_s": round(statistics.median(reads), 4),
+        figures = {"baseline_read_p50_s": round(statistics.median(baseline), 4),
+                   "baseline_read_p99_s": round(_p99(baseline), 4), "reads": len(reads), "read_p50_s": round(statistics.median(reads), 4),
                    "read_p99_s": round(_p99(reads), 4), "programs": len(programs),
                    "program_p99_s": round(_p99(programs), 4), "hostile_statuses": sorted(set(statuses))}
         print(json.dumps(figures))
-        assert _p99(reads) < 1.0, figures
+        # Within 1 s, or (on a machine others load too) within twice what the same reads took without the flood.
+        assert _p99(reads) < max(1.0, 2 * _p99(baseline)), figures
         assert _p99(programs) < 1.5, figures  # a program renders its after-image too
         assert statuses.count(429) >= 40 and set(statuses) <= {200, 409, 429}, statuses
         assert 500 not in statuses
