@@ -103,17 +103,7 @@ class LLMAgent:
 
     def answer_question(self, item: QuestionItem, family: QuestionFamily) -> AnswerTurn:
         """Ask the model one question item: its text and images; the whole answer goes to the scorer."""
-        if item.system is not None:
-            # An official protocol's stimulus, verbatim: its system prompt, then each caption right before its
-            # image with no separator, so the parts sent are exactly the protocol's text and image parts.
-            captions = item.captions or [""] * len(item.images)
-            user = item.prompt + "".join(f"{c}{image_marker(p)}" for c, p in zip(captions, item.images, strict=True))
-            prompt = Prompt(system=item.system, user=user, versions=[f"{item.family}-official"])
-        else:
-            template = load_template("question_system")
-            images = "\n".join(image_marker(p) for p in item.images)
-            prompt = Prompt(system=template.render(), user=item.prompt + ("\n" + images if images else ""),
-                            versions=[template.tag])
+        prompt = question_prompt(item)
         account = UsageAccount()
         response = self.ask(prompt, account)
         return AnswerTurn(
@@ -121,6 +111,20 @@ class LLMAgent:
             tokens_out=response.usage.output_tokens, cost_usd=account.cost_usd, cached=response.cached,
             extra={"prompt_version": prompt.version, "model": response.model, "attempts": response.attempts},
         )
+
+
+def question_prompt(item: QuestionItem) -> Prompt:
+    """The prompt a question item is asked with, by this agent and by the inspect_ai tasks alike."""
+    if item.system is not None:
+        # An official protocol's stimulus, verbatim: its system prompt, then each caption right before its
+        # image with no separator, so the parts sent are exactly the protocol's text and image parts.
+        captions = item.captions or [""] * len(item.images)
+        user = item.prompt + "".join(f"{c}{image_marker(p)}" for c, p in zip(captions, item.images, strict=True))
+        return Prompt(system=item.system, user=user, versions=[f"{item.family}-official"])
+    template = load_template("question_system")
+    images = "\n".join(image_marker(p) for p in item.images)
+    return Prompt(system=template.render(), user=item.prompt + ("\n" + images if images else ""),
+                  versions=[template.tag])
 
 
 @register_agent("replay")

@@ -13,12 +13,10 @@ from agent.agents.base import AnswerTurn
 from agent.agents.registry import register_agent
 from agent.agents.views import AssemblyView, PlanningView, target_of
 from agent.config import AgentConfig
-from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N
-from jarvis_sim.backends.mujoco.scene import SimConfig
 from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
 from jarvis_sim.lego.colors import color
+from jarvis_sim.lego.press_order import press_point
 from jarvis_sim.lego.units import PLATE_HEIGHT_M, STUD_PITCH_M
-from jarvis_sim.tasks.build_statics import press_point
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.hand import PAD, Obstacle, struck
 from skills.library.task import RELEASE_OPENING_MM
@@ -170,20 +168,19 @@ def oracle_program(task: TaskSpec, leave_out_unbuildable: bool = False) -> str:
 def build_order(task: TaskSpec, leave_out_unbuildable: bool = False) -> list[tuple[int | None, str, bool]]:
     """(manual step index, brick id, press over the engaged studs) for each action brick, in the order the oracle
     builds them: step by step, in grip_order. Each is pressed at its centre, or over the studs it engages where
-    only that press keeps the structure whole by StableLego statics (build_statics.press_point).
+    only that press keeps the structure whole, with everything's weight, by StableLego statics
+    (jarvis_sim/lego/press_order.press_point).
 
     With `leave_out_unbuildable`, a brick that statics says cannot take its seating press anywhere without
     overloading the structure built so far is left out (step None), with every brick that rests on it: a real
-    press there breaks clutch connections, and what falls takes placed bricks with it. On jarvis-v1 the presses of
-    39 of those 42 bricks failed so, and trying them last instead of in their step still knocked the bricks built
-    before them."""
-    config = SimConfig()
+    press there breaks clutch connections, and what falls takes placed bricks with it (measured on jarvis-v1 before
+    the statics counted weight: the presses of 39 of 42 such bricks failed so, and trying them last instead of in
+    their step still knocked the bricks built before them)."""
     target = task.target_assembly
     origin = task.workspace.lattice_origin
 
     def press_at(present: list[LatticeBrick], bid: str) -> tuple[float, float] | bool | None:
-        return press_point(Assembly(present, baseplate=task.baseplate), bid, origin, task.baseplate,
-                           STUD_CLUTCH_N, config.seat_press_n)
+        return press_point(Assembly(present, baseplate=task.baseplate), bid, origin, task.baseplate)
 
     present = list(task.initial)
     order: list[tuple[int | None, str, bool]] = []

@@ -19,6 +19,9 @@ MAP_COLOUR_HELP = "replace an LDraw colour code before the checks, e.g. 115=27 (
 UNSUPPORTED_HELP += "; skip and substitute also skip parts the stud grid cannot hold (tilted, off the grid)"
 UNBUILDABLE_HELP = ("what to do with bricks no order can build from above (e.g. resting only on skipped parts): "
                     "fail, or drop them (each drop is reported)")
+TASKS_UNBUILDABLE_HELP = (UNBUILDABLE_HELP[:-1] + "); for tasks also bricks one arm cannot press on without breaking "
+                          "the structure (StableLego statics, with weight): fail, drop or keep them, each named "
+                          "(a brick no order places from above is never kept)")
 
 
 def import_options(unsupported: str, map_colour: list[str] | None, check_buildable: bool = True,

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from agent.cli.ldraw import MAP_COLOUR_HELP, UNBUILDABLE_HELP, UNSUPPORTED_HELP, import_options
+from agent.cli.ldraw import MAP_COLOUR_HELP, TASKS_UNBUILDABLE_HELP, UNSUPPORTED_HELP, import_options
 
 
 def build_pool_with_report(n_assemblies: int, seed: int, out: Path, workers: int = 2, progress: bool = True) -> dict[str, Any]:
@@ -47,18 +47,19 @@ def write_suite_file(name: str, out: Path) -> Path:
 def suite_statistics(name: str) -> dict[str, Any]:
     """A LEGO suite's figures and its validation pool's, beside the JARVIS paper's."""
     from jarvis_sim.tasks.paper_stats import PAPER, PAPER_POOL_ASSEMBLIES, PAPER_POOL_TASKS
-    from jarvis_sim.tasks.suites import RECIPES, load_suite, pool_stats, stats_of
+    from jarvis_sim.tasks.suites import RECIPES, load_suite, pool_stats, single_arm_figures, stats_of
 
     if name not in RECIPES:
         raise KeyError(f"--stats describes LEGO suites; {name!r} is not one (known: {', '.join(sorted(RECIPES))})")
     recipe = RECIPES[name]
     pool = pool_stats(recipe.pool)
+    tasks = load_suite(name)
     return {
         "suite": name,
         "paper": {**PAPER.as_dict(), "pool_assemblies": PAPER_POOL_ASSEMBLIES, "pool_tasks": PAPER_POOL_TASKS},
-        "ours": {**stats_of(load_suite(name)).as_dict(), "pool_assemblies": pool["assemblies"],
-                 "pool_tasks": pool["tasks"]},
+        "ours": {**stats_of(tasks).as_dict(), "pool_assemblies": pool["assemblies"], "pool_tasks": pool["tasks"]},
         "pool": pool,
+        "single_arm": single_arm_figures(tasks),
     }
 
 
@@ -74,6 +75,11 @@ def statistics_table(stats: dict[str, Any]) -> str:
     lines = [f"| {stats['suite']} | JARVIS paper | ours | our pool {pool['pool']} (all its tasks) |", "|---|---|---|---|"]
     for label, key in rows:
         lines.append(f"| {label} | {stats['paper'][key]} | {stats['ours'][key]} | {pool.get(key, '')} |")
+    arm = stats["single_arm"]
+    lines.append(f"| action bricks one arm cannot press on (statics, with weight) | - | "
+                 f"{arm['unbuildable_action_bricks']} of {arm['action_bricks']} | |")
+    lines.append(f"| action bricks pressed over their studs only | - | {arm['pressed_over_studs_only']} | |")
+    lines.append(f"| initial structures that do not stand | - | {arm['initial_structures_not_standing']} | |")
     return "\n".join(lines)
 
 
@@ -84,8 +90,10 @@ def show_task(task_id: str) -> str:
     return load_task(task_id).model_dump_json(indent=1)
 
 
-def tasks_from_ldraw(model_path: Path, out: Path, seed: int, options: Any = None) -> dict[str, Any]:
-    """Import an LDraw model and write its tasks (decomposed as the pool does) as JSONL; returns a summary."""
+def tasks_from_ldraw(model_path: Path, out: Path, seed: int, options: Any = None,
+                     single_arm: str = "fail") -> dict[str, Any]:
+    """Import an LDraw model and write the tasks one arm can build (decomposed as the pool does) as JSONL; returns a
+    summary. `single_arm` (fail|drop|keep) treats bricks one arm cannot press on (user_tasks.single_arm_assembly)."""
     from jarvis_sim.lego.assembly import Assembly
     from jarvis_sim.lego.ldraw import read_ldraw
     from jarvis_sim.tasks.user_tasks import tasks_from_assembly, user_assembly_name, write_task_file
@@ -93,12 +101,13 @@ def tasks_from_ldraw(model_path: Path, out: Path, seed: int, options: Any = None
     model = read_ldraw(model_path, options)
     a = model.assembly
     assembly = Assembly(a.bricks, a.baseplate, user_assembly_name(model_path.stem))
-    tasks = tasks_from_assembly(assembly, seed)
+    notes = [str(n) for n in model.notes]
+    tasks = tasks_from_assembly(assembly, seed, single_arm, notes)  # type: ignore[arg-type]
     write_task_file(tasks, out)
     return {
-        "model": str(model_path), "bricks": len(assembly), "tasks": len(tasks), "out": str(out),
-        "difficulty": {d: sum(t.difficulty == d for t in tasks) for d in ("easy", "medium", "hard")},
-        "task_ids": [t.id for t in tasks], "notes": [str(n) for n in model.notes],
+        "model": str(model_path), "bricks": len(tasks[-1].target_assembly) if tasks else 0, "tasks": len(tasks),
+        "out": str(out), "difficulty": {d: sum(t.difficulty == d for t in tasks) for d in ("easy", "medium", "hard")},
+        "task_ids": [t.id for t in tasks], "notes": notes,
     }
 
 
@@ -155,14 +164,18 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", help="Seed of the staging layout"),
         unsupported: str = typer.Option("fail", "--unsupported", help=UNSUPPORTED_HELP),
         map_colour: list[str] = typer.Option(None, "--map-colour", help=MAP_COLOUR_HELP),
-        unbuildable: str = typer.Option("fail", "--unbuildable", help=UNBUILDABLE_HELP),
+        unbuildable: str = typer.Option("fail", "--unbuildable", help=TASKS_UNBUILDABLE_HELP),
     ) -> None:
         """Turn your own LDraw model into tasks (run them with `jarvis run --tasks-file` or `episode --task-file`)."""
         from jarvis_sim.lego.assembly import AssemblyError
         from jarvis_sim.lego.ldraw import LDrawError
 
         try:
-            summary = tasks_from_ldraw(model, out, seed, import_options(unsupported, map_colour, unbuildable=unbuildable))
+            if unbuildable not in ("fail", "drop", "keep"):
+                raise typer.BadParameter(f"--unbuildable must be fail, drop or keep, not {unbuildable!r}")
+            geometric = "fail" if unbuildable == "keep" else unbuildable  # what cannot come from above is never kept
+            summary = tasks_from_ldraw(model, out, seed, import_options(unsupported, map_colour, unbuildable=geometric),
+                                       unbuildable)
         except (LDrawError, AssemblyError, FileNotFoundError) as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2) from None

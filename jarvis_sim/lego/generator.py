@@ -5,6 +5,12 @@ its footprint. That single rule makes every generated order buildable by constru
 comes down from above onto existing studs or level 0, nothing is ever placed under an overhang) and
 overlap-free; `Assembly.validate` is still run on the result as a guard.
 
+Buildable by one arm, too (`GeneratorConfig.single_arm`): every brick must take its seating press from above, where
+the skills press, with everything's weight on the structure (jarvis_sim/lego/press_order.py, StableLego's statics).
+A dropped piece that could not is refused, as one that does not fit is (the course tries another piece). The build
+then goes layer by layer, as manuals do, and is checked again in that order: a brick that cannot take its press yet
+waits for the bricks that steady its support; one that cannot in any order, and whatever rests on it, is left out.
+
 Structures are built from kinds that read as real builds: running-bond walls, hollow towers,
 stairs, houses (walls with a door and windows, a stepped roof), vehicle-like slabs on wheels and
 random stacks. Large assemblies (up to 700+ bricks) are several structures sharing one build area,
@@ -24,6 +30,7 @@ import numpy as np
 
 from jarvis_sim.lego.assembly import Assembly, LatticeBrick
 from jarvis_sim.lego.catalog import GENERATOR_PARTS, PARTS
+from jarvis_sim.lego.press_order import Structure, single_arm_order
 
 AssemblyKind = Literal["wall", "tower", "stairs", "house", "vehicle", "random_stack"]
 KINDS: tuple[AssemblyKind, ...] = ("wall", "tower", "stairs", "house", "vehicle", "random_stack")
@@ -45,12 +52,19 @@ class GeneratorConfig:
 
     footprint: int = 24
     max_height_plates: int = 72  # 23 cm: towers stay under the ~25 cm a top-down Panda grasp serves
+    single_arm: bool = True  # order (and trim) the build so that one arm can press every brick on (press_order)
+    max_bricks: int | None = None  # give up (AssemblyTooLarge) once more bricks than this are placed
 
     def __post_init__(self) -> None:
         if not 4 <= self.footprint <= 32:
             raise ValueError(f"footprint must be 4..32 studs, got {self.footprint}")
         if not 3 <= self.max_height_plates <= 200:
             raise ValueError(f"max_height_plates must be 3..200, got {self.max_height_plates}")
+
+
+class AssemblyTooLarge(ValueError):
+    """Raised when an assembly places more bricks than GeneratorConfig.max_bricks (a pool that keeps only assemblies
+    a Panda can build on its table stops generating one as soon as it is too large)."""
 
 
 class _Builder:
@@ -63,6 +77,7 @@ class _Builder:
         self.palette = palette
         self.height = np.zeros((cfg.footprint, cfg.footprint), dtype=np.int32)
         self.placed: list[tuple[str, int, int, int, int, int]] = []  # part, colour, x, y, z, yaw
+        self.structure = Structure(baseplate=True)  # the same, seated (for the press check)
 
     @property
     def full(self) -> bool:
@@ -81,11 +96,13 @@ class _Builder:
             return None
         return int(self.height[x : x + ex, y : y + ey].max())
 
-    def drop(self, part: str, color: int, x: int, y: int, yaw: int, expect: int | None = None) -> bool:
+    def drop(self, part: str, color: int, x: int, y: int, yaw: int, expect: int | None = None,
+             press_check: bool = True) -> bool:
         """Drop a part at (x, y); it lands on the highest top below. False when it does not fit.
 
         With `expect`, the part is placed only if it lands exactly at that level (keeps courses
-        straight: a piece over a door gap is not allowed to fall to the floor).
+        straight: a piece over a door gap is not allowed to fall to the floor). With `press_check` (and the
+        config's single_arm), a part one arm could not press on where it lands is refused too.
         """
         if self.full:
             return False
@@ -94,8 +111,17 @@ class _Builder:
         z = self.level(x, y, ex, ey)
         if z is None or (expect is not None and z != expect) or z + p.height > self.cfg.max_height_plates:
             return False
+        brick = LatticeBrick.model_construct(id=f"g{len(self.placed):03d}", part=part, color=color, x=x, y=y, z=z,
+                                             yaw=yaw)
+        if press_check and self.cfg.single_arm:
+            if self.structure.press_point(brick) is False:
+                return False  # one arm could not press it on here: like a piece that does not fit
+        elif self.cfg.single_arm:
+            self.structure.add(brick)
         self.height[x : x + ex, y : y + ey] = z + p.height
         self.placed.append((part, color, x, y, z, yaw))
+        if self.cfg.max_bricks is not None and len(self.placed) > self.cfg.max_bricks:
+            raise AssemblyTooLarge(f"more than {self.cfg.max_bricks} bricks placed")
         return True
 
     # --- courses ----------------------------------------------------------------------------------
@@ -318,7 +344,9 @@ def _random_stack(b: _Builder, x: int, y: int, room: int) -> None:
     parts = list(GENERATOR_PARTS)
     for _ in range(rng.randint(3, 60)):
         part = rng.choice(parts)
-        b.drop(part, b.color(), x + rng.randrange(area), y + rng.randrange(area), rng.randrange(4))
+        # Unchecked: a random pile is one cluster, where every check is a programme over all of it; the layer-order
+        # pass in generate_assembly leaves out what one arm could not press on.
+        b.drop(part, b.color(), x + rng.randrange(area), y + rng.randrange(area), rng.randrange(4), press_check=False)
         if b.full:
             return
 
@@ -395,6 +423,9 @@ def generate_assembly(
         LatticeBrick.model_construct(id=f"b{i:03d}", part=part, color=color, x=x, y=y, z=z, yaw=yaw)
         for i, (part, color, x, y, z, yaw) in enumerate(ordered)
     ]
+    if cfg.single_arm:
+        built, _ = single_arm_order(bricks, baseplate=True)
+        bricks = [bk.model_copy(update={"id": f"b{i:03d}"}) for i, (bk, _where) in enumerate(built)]
     # Every generated build stands on a 32x32 baseplate (footprints stay within 24x24 studs): level-0 bricks
     # then clutch to studs like on a real build plate instead of merely resting on the table.
     return Assembly(bricks, baseplate=True, name=assembly_id)

@@ -10,14 +10,16 @@ are relative to those small tasks (a small task is never Hard against the whole 
 
 `jarvis-v2` is jarvis-v1 as the paper describes it: drawn the same way from the paper-sized pool `v2`
 (1,067 tasks over 48 assemblies, jarvis_sim.tasks.validation_pool), then matched to the paper's
-statistics by same-stratum swaps (jarvis_sim.tasks.paper_stats). jarvis-v1 stays loadable by name so
-earlier runs can be re-scored.
+statistics by same-stratum swaps (jarvis_sim.tasks.paper_stats). Its assemblies are generated for one arm
+(GeneratorConfig.single_arm): every brick takes its seating press, with everything's weight, where the skills
+press it, so every task of the pool can be built by one arm. jarvis-v1 stays loadable by name, as it was drawn,
+so earlier runs can be re-scored; `single_arm_figures` counts what one arm cannot build in it.
 
 `jarvis-v1-buildable` is drawn like jarvis-v1 (same pool, same strata thresholds, same limits) from only the tasks
-that the clutch's physics lets anyone build (jarvis_sim.tasks.build_statics, StableLego's admissibility test at
-the simulator's calibration): the initial structure stands under its own weight and every action brick can take
-its seating press where place() holds it, at its centre, without overloading the structure below. The pool was
-generated before the clutch had physics; on jarvis-v1 this test rules out about a fifth of the action bricks.
+that one arm can build (jarvis_sim.tasks.build_statics, StableLego's admissibility test with weight): the initial
+structure stands under its own weight and every action brick can take its seating press at its centre or over
+its engaged studs. The v1 pool was generated before the statics; on jarvis-v1 this test rules out 48 of the 249
+action bricks.
 
 The files under assets/suites/ are the output of `write_suite`; regenerating gives identical bytes.
 """
@@ -135,13 +137,10 @@ def _pool_entries(pool: str) -> list[_PoolEntry]:
 
 
 def _buildable(task: TaskSpec) -> bool:
-    """Whether the task can be built under the simulator's default clutch calibration: the initial structure
-    stands and no action brick overloads the structure when pressed on at its centre."""
-    # The seating press per stud equals the capacity, as in SimConfig's defaults.
-    from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N
-
-    r = build_statics(task, STUD_CLUTCH_N, STUD_CLUTCH_N)
-    return r.initial_stands and not r.overloaded_at_centre
+    """Whether one arm can build the task: the initial structure stands under its weight and every action brick
+    takes the seating press, with everything's weight, where the skills press it (build_statics)."""
+    r = build_statics(task)
+    return r.initial_stands and not r.unbuildable
 
 
 def build_suite(name: str) -> list[TaskSpec]:
@@ -192,6 +191,20 @@ def pool_stats(pool: str, max_initial: int | None = None, max_horizon: int | Non
     return {"pool": pool, "assemblies": len(pool_assemblies(pool)), "tasks": len(entries),
             "tasks_within_limits": len(within),
             **suite_stats([p.horizon for p in within], [p.initial for p in within]).as_dict()}
+
+
+def single_arm_figures(tasks: list[TaskSpec]) -> dict[str, object]:
+    """How much of a suite one arm can build (build_statics: weight and the seating press counted): the action
+    bricks no press keeps the structure whole for, those pressed over their studs only, and the initial structures
+    that do not stand under their own weight."""
+    reports = [build_statics(t) for t in tasks]
+    return {
+        "action_bricks": sum(r.actions for r in reports),
+        "unbuildable_action_bricks": sum(len(r.unbuildable) for r in reports),
+        "pressed_over_studs_only": sum(len(r.overloaded_at_centre) - len(r.unbuildable) for r in reports),
+        "initial_structures_not_standing": sum(not r.initial_stands for r in reports),
+        "tasks_with_unbuildable_bricks": [r.task_id for r in reports if r.unbuildable or not r.initial_stands],
+    }
 
 
 def stats_of(tasks: list[TaskSpec]) -> SuiteStats:

@@ -6,6 +6,12 @@ loose bricks, manual steps, a budget and the difficulty fields; the difficulty l
 the jarvis-v1 suite, so "hard" means the same for a user's task as for a benchmark task. The model must
 be buildable in order: an assembly the evaluator would reject never becomes a task.
 
+It must be buildable by one arm, too, as the generated pools are by construction (jarvis_sim/lego/press_order.py):
+every brick takes its seating press, with everything's weight, where the skills press. `unbuildable` says what
+happens to a brick that cannot: "fail" refuses the model naming it, "drop" leaves it out (with what rests on it),
+"keep" keeps it where it is; each dropped, kept or postponed brick is named in the notes. A task whose initial
+structure cannot stand under its own weight is refused either way (named in the notes).
+
 User task ids are `lego/ldraw-<name>/<k>`: the `ldraw-` prefix never matches a generated pool id, so a
 user task cannot shadow a benchmark task.
 """
@@ -16,10 +22,13 @@ import json
 import re
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import ValidationError
 
-from jarvis_sim.lego.assembly import Assembly, AssemblyError
+from jarvis_sim.lego.assembly import Assembly, AssemblyError, LatticeBrick
+from jarvis_sim.lego.press_order import single_arm_order
+from jarvis_sim.lego.statics import stands
 from jarvis_sim.tasks.collection import tasks_of
 from jarvis_sim.tasks.difficulty import stratum_of
 from jarvis_sim.tasks.spec import MAX_TASK_BRICKS, TaskSpec
@@ -29,6 +38,7 @@ from jarvis_sim.tasks.suites import suite_path
 MAX_TASK_FILE_BYTES = 64 << 20
 MAX_TASKS_PER_FILE = 10_000
 _NAME = re.compile(r"[^a-z0-9_]+")
+Unbuildable = Literal["fail", "drop", "keep"]
 
 
 class TaskFileError(ValueError):
@@ -55,9 +65,42 @@ def suite_strata(suite: str = "jarvis-v1") -> tuple[float, float]:
     return ((max(scores["easy"]) + min(scores["medium"])) / 2, (max(scores["medium"]) + min(scores["hard"])) / 2)
 
 
-def tasks_from_assembly(assembly: Assembly, seed: int = 0) -> list[TaskSpec]:
-    """Every task of a user's assembly, difficulty labelled; AssemblyError when it cannot be built in order or is
-    larger than a task may be (its last task holds every brick of the model)."""
+def _where(b: LatticeBrick) -> str:
+    return f"{b.id} ({b.spec.name} at stud {b.x}, {b.y}, level {b.z})"
+
+
+def single_arm_assembly(assembly: Assembly, unbuildable: Unbuildable = "fail") -> tuple[Assembly, list[str]]:
+    """The assembly in an order one arm can build (see the module docstring), with notes naming each brick postponed,
+    dropped or kept; AssemblyError under "fail" when a brick cannot be built by one arm."""
+    if unbuildable not in ("fail", "drop", "keep"):
+        raise ValueError(f"unbuildable must be fail, drop or keep, not {unbuildable!r}")
+    built, refused = single_arm_order(list(assembly), assembly.baseplate)
+    notes = []
+    before = {b.id: k for k, b in enumerate(assembly)}
+    late, latest = [], -1  # postponed: built after a brick that came after it in the file
+    for b, _ in built:
+        if before[b.id] < latest:
+            late.append(b)
+        latest = max(latest, before[b.id])
+    if refused and unbuildable == "fail":
+        raise AssemblyError(f"{len(refused)} brick(s) one arm cannot press on without breaking the structure (StableLego "
+                            f"statics), or resting on such a brick: {', '.join(_where(b) for b in refused[:5])}; use "
+                            "--unbuildable drop or keep", refused[0].id)
+    if unbuildable == "keep":
+        notes += [f"kept: {_where(b)}: one arm cannot press it on without breaking the structure, or it rests on "
+                  "such a brick" for b in refused]
+        return assembly, notes
+    notes += [f"reordered: {_where(b)} is built after bricks that steady its support" for b in late[:20]]
+    notes += [f"dropped: {_where(b)}: one arm cannot press it on without breaking the structure, or it rests on "
+              "such a brick" for b in refused]
+    return Assembly([b for b, _ in built], assembly.baseplate, assembly.name), notes
+
+
+def tasks_from_assembly(assembly: Assembly, seed: int = 0, unbuildable: Unbuildable = "fail",
+                        notes: list[str] | None = None) -> list[TaskSpec]:
+    """Every task of a user's assembly that one arm can build, difficulty labelled; AssemblyError when it cannot be
+    built in order or is larger than a task may be (see single_arm_assembly for `unbuildable`; what it did is
+    appended to `notes`)."""
     if len(assembly) > MAX_TASK_BRICKS:
         raise AssemblyError(f"the model has {len(assembly)} bricks and its last task would hold all of them; a task "
                             f"holds at most {MAX_TASK_BRICKS} (jarvis_sim.tasks.spec.MAX_TASK_BRICKS): import a "
@@ -66,11 +109,18 @@ def tasks_from_assembly(assembly: Assembly, seed: int = 0) -> list[TaskSpec]:
     if far is not None:
         raise AssemblyError(f"the model does not fit the robot's workspace: {far}")
     assembly.validate()
+    assembly, said = single_arm_assembly(assembly, unbuildable)
     thresholds = suite_strata()
     out = []
     for task in tasks_of(assembly, seed):
         assert task.difficulty_fields is not None
+        if not stands(task.initial_assembly, task.workspace.lattice_origin, task.baseplate):
+            said.append(f"refused: task {task.id}: its initial structure ({len(task.initial)} bricks) cannot stand "
+                        "under its own weight")
+            continue
         out.append(task.model_copy(update={"difficulty": stratum_of(task.difficulty_fields.score, thresholds)}))
+    if notes is not None:
+        notes += said
     return out
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from jarvis_sim.lego.assembly import Assembly
+from jarvis_sim.lego.generator import AssemblyTooLarge
 from jarvis_sim.tasks.collection import make_assembly, segments_of
 from jarvis_sim.tasks.decompose import Segment
 from jarvis_sim.tasks.paper_stats import PAPER, PAPER_POOL_ASSEMBLIES, PAPER_POOL_TASKS
@@ -84,9 +85,12 @@ def pool_assemblies(name: str) -> tuple[PoolAssembly, ...]:
     found: list[PoolAssembly] = []
     index = 0
     while len(found) < r.n_assemblies + r.candidates:
-        a = make_assembly("v", r.seed, index)
+        try:  # generation stops as soon as an assembly places more bricks than the pool keeps
+            a = make_assembly("v", r.seed, index, max_bricks=r.max_bricks)
+        except AssemblyTooLarge:
+            a = None
         index += 1
-        if r.max_bricks is None or len(a) <= r.max_bricks:
+        if a is not None and (r.max_bricks is None or len(a) <= r.max_bricks):
             found.append(PoolAssembly(a, tuple(segments_of(a))))
     chosen = found[: r.n_assemblies]
     if r.n_tasks is not None:

@@ -13,7 +13,7 @@ import numpy as np
 from skills.context import SkillContext
 from skills.errors import InvalidArgument
 from skills.library.common import wait_gripper
-from skills.motion import guarded_press, top_down_quaternion
+from skills.motion import guarded_press, move_joints, top_down_quaternion
 from skills.registry import skill
 from skills.types import JointState, Pose
 
@@ -56,6 +56,26 @@ def move_ee(ctx: SkillContext, x_mm: float, y_mm: float, z_mm: float, yaw_deg: f
     assert ctx.motion is not None
     ctx.motion.move_to(ctx, target, top_down_quaternion(math.radians(yaw_deg)), speed=0.2, check_collisions=False)
     return get_ee_pose(ctx)
+
+
+@skill("generic")
+def move_joints_to(ctx: SkillContext, positions_rad: list[float]) -> JointState:
+    """Move the arm in joint space to 7 joint angles (rad, joint 1 at the base to joint 7 at the wrist), smoothly
+    at up to 1 rad/s, and wait until it gets there. Angles must lie within the arm's joint limits.
+
+    Nothing checks the path for obstacles. Returns the joint state reached. (Joint-space policies, e.g. an
+    Inspect Robots policy driven by `jarvis run`, act through this.)
+    """
+    q = np.asarray(positions_rad, dtype=float)
+    if q.shape != (7,) or not np.isfinite(q).all():
+        raise InvalidArgument(f"positions_rad must be 7 finite angles in rad, got {positions_rad!r}")
+    low, high = ctx.backend.joint_limits()
+    outside = [i + 1 for i in range(7) if not low[i] <= q[i] <= high[i]]
+    if outside:
+        raise InvalidArgument(f"joint(s) {outside} outside the limits {[round(float(v), 4) for v in low]} .. "
+                              f"{[round(float(v), 4) for v in high]} rad")
+    move_joints(ctx, q)
+    return get_joint_state(ctx)
 
 
 PRESS_LIMIT_N = 40.0

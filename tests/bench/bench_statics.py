@@ -1,8 +1,8 @@
 """`jarvis bench statics [--suite S]`: which tasks can be built under the clutch's physics at all.
 
 For every LEGO task of the suite (default jarvis-v1): does the initial structure stand under its own weight by
-StableLego's admissibility test (jarvis_sim/lego/statics.py, T = 0.98 N per stud), and can each action brick, in
-manual order, be pressed on with its seating force (press_n_per_stud per engaged stud) without overloading the
+StableLego's admissibility test (jarvis_sim/lego/statics.py, T = 0.98 N per contact point), and can each action brick, in
+manual order, be pressed on with its seating force (seat_press_n per connection, with weight) without overloading the
 structure, pressed at its centre (where place() holds it) or over its engaged studs. One JSON object per task
 with a finding, then the totals: the ceiling any agent's completion has without breaking something.
 
@@ -26,7 +26,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from common import emit, machine
 
 from agent.agents.oracle import grip_order, hand_fits
-from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N
 from jarvis_sim.backends.mujoco.scene import SimConfig
 from jarvis_sim.tasks.build_statics import build_statics
 from jarvis_sim.tasks.registry import load_task, suite_task_ids
@@ -45,7 +44,7 @@ def main() -> None:
         task = load_task(task_id)
         if not isinstance(task, TaskSpec):
             continue
-        r = build_statics(task, STUD_CLUTCH_N, config.seat_press_n)
+        r = build_statics(task, config.contact_point_clutch_n)  # the seating press: 1 N per connection
         tasks += 1
         standing += r.initial_stands
         actions += r.actions

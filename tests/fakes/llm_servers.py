@@ -38,6 +38,8 @@ class Reply:
     output_tokens: int = 7
     model: str | None = None  # None: echo the requested model
     finish_reason: str = "stop"
+    # OpenAI only: function calls as (name, arguments dict); the answer then finishes with "tool_calls".
+    tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -285,10 +287,22 @@ class FakeOpenAIServer(_FakeLLMServer):
             return "missing bearer token"
         if not isinstance(body.get("model"), str) or not isinstance(body.get("messages"), list) or not body["messages"]:
             return "'model' (string) and 'messages' (non-empty list) are required"
+        called: set[str] = set()
         for i, msg in enumerate(body["messages"]):
-            if msg.get("role") not in ("system", "user", "assistant"):
+            if msg.get("role") not in ("system", "user", "assistant", "tool"):
                 return f"messages[{i}].role invalid"
             content = msg.get("content")
+            if msg["role"] == "assistant" and msg.get("tool_calls"):
+                for call in msg["tool_calls"]:
+                    fn = call.get("function") or {}
+                    if call.get("type") != "function" or not isinstance(fn.get("name"), str) or not isinstance(
+                            fn.get("arguments"), str) or not isinstance(call.get("id"), str):
+                        return f"messages[{i}].tool_calls: each needs an id, type 'function', a name and string arguments"
+                    called.add(call["id"])
+                if content is None:
+                    continue
+            if msg["role"] == "tool" and msg.get("tool_call_id") not in called:
+                return f"messages[{i}]: a tool message must answer an earlier tool call's id"
             if isinstance(content, str):
                 continue
             if not isinstance(content, list):
@@ -314,8 +328,11 @@ class FakeOpenAIServer(_FakeLLMServer):
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": reply.text},
-                    "finish_reason": reply.finish_reason,
+                    "message": {"role": "assistant", "content": reply.text if reply.text or not reply.tool_calls else None, **({"tool_calls": [
+                        {"id": f"call_{uuid.uuid4().hex[:10]}", "type": "function",
+                         "function": {"name": name, "arguments": json.dumps(args)}}
+                        for name, args in reply.tool_calls]} if reply.tool_calls else {})},
+                    "finish_reason": "tool_calls" if reply.tool_calls else reply.finish_reason,
                     "logprobs": None,
                 }
             ],

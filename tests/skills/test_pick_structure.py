@@ -10,7 +10,7 @@ from jarvis_sim.tasks.spec import ActionBrick, ManualStep, TablePose, TaskSpec, 
 from skills.context import SkillContext
 from skills.errors import StuckInStructure
 from skills.libraries import bind
-from skills.library import task as task_library
+from skills.library import picking
 
 pytestmark = pytest.mark.render
 
@@ -20,7 +20,7 @@ def test_a_structure_brick_that_stays_clutched_raises_stuck_in_structure(monkeyp
     # pulling grip (2 x 15 N, friction 1) pulls that off, so the hand here squeezes 1 N a finger: its friction holds
     # 2 N, well under the clutch (the lift also tilts the hand a little, prying), and the brick slips out of the
     # fingers and stays. (The grasp lock limits the force it passes on, not its moment: see issue 18's note.)
-    monkeypatch.setattr(task_library, "PULL_GRIP_N", 1.0)
+    monkeypatch.setattr(picking, "PULL_GRIP_N", 1.0)  # the pull uses the picking module's binding
     initial = [make_brick("s000", "3007", 14, 0, 0, 0)]
     task = TaskSpec(id="stuck", source_assembly="crafted", initial=initial, workspace=Workspace(), time_budget_s=60.0,
                     baseplate=True,

@@ -15,7 +15,7 @@ from tests.fakes.skill_backend import RecordingBackend
 
 TASK_SKILLS = {"go_home", "observe", "find_bricks", "placement", "where_is", "grasp_plan", "pick", "place",
                "place_on", "place_at", "put_down"}
-GENERIC_SKILLS = {"go_home", "get_joint_state", "get_ee_pose", "move_ee", "open_gripper", "close_gripper",
+GENERIC_SKILLS = {"go_home", "get_joint_state", "move_joints_to", "get_ee_pose", "move_ee", "open_gripper", "close_gripper",
                   "capture_images", "press_down"}
 # Parameter names that would hand the agent raw motion control (the JARVIS paper forbids them in the task library).
 RAW_CONTROL = re.compile(r"force|torque|joint|ik\b|_q$|^q$|quat|gripper|grasp|ee_|tcp|width|speed", re.IGNORECASE)

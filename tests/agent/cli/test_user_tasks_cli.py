@@ -38,7 +38,7 @@ def test_from_ldraw_drops_what_cannot_be_built_and_says_so(tmp_path: Path) -> No
     assert "note: rover.ldr:14: dropped: 3023 (Plate 1 x 2): not buildable from above" in stderr
     code, _, stderr = _invoke("tasks", "from-ldraw", str(DATA / "rover.ldr"), "--out", str(out),
                               "--unsupported", "skip", "--unbuildable", "maybe")
-    assert code == 2 and "--unbuildable must be fail or drop" in stderr
+    assert code == 2 and "--unbuildable must be fail, drop or keep" in stderr
 
 
 def test_from_ldraw_errors_are_exit_2_with_the_reference_chain(tmp_path: Path) -> None:
@@ -97,6 +97,28 @@ def test_a_failed_episode_exits_non_zero(tmp_path: Path) -> None:
     code, stdout, _ = _invoke("episode", "--task-file", str(one), "--agent", "llm", "--model", "nosuch:model",
                               "--out", str(tmp_path / "e"))
     assert code != 0, stdout
+
+
+def test_from_ldraw_checks_what_one_arm_can_press_on(tmp_path: Path) -> None:
+    """A 1x8 held by one stud at its end, then a 2x2 on its far end: the seating press there pries the stud out
+    (StableLego statics), so `fail` refuses the model naming it, `drop` leaves it out, `keep` keeps it; each says
+    so. The 2x2's own task starts from a structure that stands, so no task is refused for its initial structure."""
+    from jarvis_sim.lego.assembly import Assembly, make_brick
+    from jarvis_sim.lego.ldraw import write_ldraw
+
+    bricks = [make_brick("a", "3005", 4, 0, 0, 0), make_brick("arm", "3008", 4, 0, 0, 3),
+              make_brick("far", "3003", 1, 6, 0, 6)]
+    model = write_ldraw(Assembly(bricks, baseplate=True), tmp_path / "lever.ldr")
+    out = tmp_path / "lever.jsonl"
+    code, _, stderr = _invoke("tasks", "from-ldraw", str(model), "--out", str(out))
+    assert code == 2 and "one arm cannot press on" in stderr and "Brick 2 x 2" in stderr
+    code, stdout, stderr = _invoke("tasks", "from-ldraw", str(model), "--out", str(out), "--unbuildable", "drop")
+    assert code == 0, stderr
+    assert "note: dropped: " in stderr and "Brick 2 x 2" in stderr and json.loads(stdout)["bricks"] == 2
+    assert all(len(t.target_assembly) <= 2 for t in read_task_file(out))
+    code, stdout, stderr = _invoke("tasks", "from-ldraw", str(model), "--out", str(out), "--unbuildable", "keep")
+    assert code == 0, stderr
+    assert "note: kept: " in stderr and json.loads(stdout)["bricks"] == 3
 
 
 def test_from_ldraw_on_files_real_tools_write(tmp_path: Path) -> None:

@@ -26,7 +26,9 @@ def test_same_seed_same_assembly_and_different_seed_differs() -> None:
 
 
 def test_dense_assembly_reaches_700_bricks_and_mixes_parts() -> None:
-    a = generate_assembly("dense", 3, kind="house", n_bricks=720)
+    # The drop rule's density, without the single-arm check (a 720-brick house is one cluster: each of its hundreds of
+    # press checks is a programme over all of it, minutes in all; tests/jarvis_sim/lego/test_press_order.py has it).
+    a = generate_assembly("dense", 3, kind="house", n_bricks=720, config=GeneratorConfig(single_arm=False))
     a.validate()
     assert len(a) == 720
     kinds = {b.spec.kind for b in a.bricks}
@@ -35,7 +37,8 @@ def test_dense_assembly_reaches_700_bricks_and_mixes_parts() -> None:
 
 
 def test_main_kind_matches_generation_and_sizes_span_sparse_to_dense() -> None:
-    sizes = [len(generate_assembly("s", f"sz/{i}")) for i in range(60)]
+    # The size distribution is the drop rule's: without the single-arm check (its cost grows with the largest clusters).
+    sizes = [len(generate_assembly("s", f"sz/{i}", config=GeneratorConfig(single_arm=False))) for i in range(60)]
     assert min(sizes) < 20 and max(sizes) > 150
     assert main_kind("abc") in KINDS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from jarvis_sim.backends.mujoco.clutch import STUD_CLUTCH_N, capacity_of
+from jarvis_sim.lego import clutch_model as cm
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import Assembly, make_brick
 from jarvis_sim.lego.statics import (
@@ -15,27 +15,47 @@ from jarvis_sim.lego.statics import (
     engaged_centre,
     gravity_loads,
     joint_on_cells,
-    press_admissible,
+    side_contacts,
+    stands,
 )
 
 ORIGIN = (0.0, 0.0, 0.0)
-T = STUD_CLUTCH_N
+T = cm.CONTACT_POINT_CLUTCH_N
+P = u.STUD_PITCH_M
 
 
-def _on_ground(f: tuple[float, float, float], m: tuple[float, float, float], cells: list[tuple[int, int]]) -> bool:
+def _rect(nx: int, ny: int) -> list[tuple[int, int]]:
+    return [(i, j) for i in range(nx) for j in range(ny)]
+
+
+def _on_ground(f: tuple[float, float, float], m: tuple[float, float, float], cells: list[tuple[int, int]],
+               bear_on_points: bool = True) -> bool:
     """One brick on the baseplate loaded with force f and moment m about its engaged centre."""
-    joint = joint_on_cells(0, GROUND, cells, ORIGIN, 0.0)
+    joint = joint_on_cells(0, GROUND, cells, ORIGIN, 0.0, footprint=cells, bear_on_points=bear_on_points)
     return admissible([joint], np.array([[*f, *m]]), joint.centre, T)
 
 
 @pytest.mark.parametrize("scale, holds", [(0.99, True), (1.01, False)])
-def test_one_connection_holds_exactly_the_calibrated_pull_and_prying_moments(scale: float, holds: bool) -> None:
-    """A 2x4 on the baseplate: the programme's limits are clutch.capacity_of's (eight studs of pull, the lever sums)."""
-    cells = [(x, y) for x in range(4) for y in range(2)]
-    cap = capacity_of(cells, ORIGIN, 0.0)
-    assert _on_ground((0.0, 0.0, scale * cap.pull_n), (0.0, 0.0, 0.0), cells) is holds
-    assert _on_ground((0.0, 0.0, 0.0), (scale * cap.moment_x_nm, 0.0, 0.0), cells) is holds
-    assert _on_ground((0.0, 0.0, 0.0), (0.0, -scale * cap.moment_y_nm, 0.0), cells) is holds
+@pytest.mark.parametrize("nx, ny", [(1, 1), (2, 1), (4, 2), (2, 2)])
+def test_a_straight_pull_takes_every_contact_point(nx: int, ny: int, scale: float, holds: bool) -> None:
+    """Pull-off = T per contact point, 4 a stud under a 1-wide brick, 3 under a wider one (clutch_model)."""
+    cells = _rect(nx, ny)
+    pull = cm.connection_strength(cells, cells).pull_n
+    assert pull == pytest.approx(len(cells) * cm.points_per_stud(min(nx, ny)) * T)
+    assert _on_ground((0.0, 0.0, scale * pull), (0.0, 0.0, 0.0), cells) is holds
+
+
+@pytest.mark.parametrize("scale, holds", [(0.99, True), (1.01, False)])
+@pytest.mark.parametrize("n", [1, 2, 3, 6])
+def test_prying_a_line_of_studs_pivots_on_the_outermost_contact_point(n: int, scale: float, holds: bool) -> None:
+    """StableLego's support bears where its points are: n studs in a line under a 1-wide brick pry off at
+    (2 n^2 - n) T p (each stud's four points at 1/4 pitch around it, the pivot the last point), against the rim
+    lever's 2 n^2 T p (clutch_model.line_pry_capacity_nm), which the statics uses with bear_on_points=False."""
+    cells = _rect(n, 1)
+    points = (2 * n * n - n) * T * P
+    assert _on_ground((0.0, 0.0, 0.0), (0.0, -scale * points, 0.0), cells) is holds
+    rim = cm.line_pry_capacity_nm(n)
+    assert _on_ground((0.0, 0.0, 0.0), (0.0, -scale * rim, 0.0), cells, bear_on_points=False) is holds
 
 
 def test_shear_and_compression_never_break_a_connection() -> None:
@@ -44,16 +64,16 @@ def test_shear_and_compression_never_break_a_connection() -> None:
 
 
 def test_a_bridge_carries_a_pull_that_no_single_support_could() -> None:
-    """A 1x6 bridging two 1x1 pillars, one stud on each: a pull of 1.5 T at its middle is more than either
-    connection holds alone (a weld network that put it all on one would read 1.5x capacity) but the two share it;
-    2.5 T is more than both."""
+    """A 1x6 bridging two 1x1 pillars, one stud on each (4 points, 4 T each): a pull of 6 T at its middle is more
+    than either connection holds alone but the two share it; 9 T is more than both."""
     bricks = [make_brick("a", "3005", 15, 0, 0, 0), make_brick("b", "3005", 15, 5, 0, 0),
               make_brick("top", "3009", 1, 0, 0, 3)]
     asm = Assembly(bricks, baseplate=True)
     joints = assembly_joints(asm, ORIGIN, baseplate=True)
-    assert sorted((j.upper, j.lower, len(j.studs)) for j in joints) == [(0, GROUND, 1), (1, GROUND, 1), (2, 0, 1), (2, 1, 1)]
+    assert sorted((j.upper, j.lower, len(j.points)) for j in joints) == [(0, GROUND, 4), (1, GROUND, 4), (2, 0, 4),
+                                                                          (2, 1, 4)]
     centre = np.mean([j.centre for j in joints], axis=0)
-    middle = np.array([3 * u.STUD_PITCH_M, 0.5 * u.STUD_PITCH_M, 0.0])
+    middle = np.array([3 * P, 0.5 * P, 0.0])
 
     def pulled(n: float) -> bool:
         loads = np.zeros((3, 6))
@@ -61,26 +81,39 @@ def test_a_bridge_carries_a_pull_that_no_single_support_could() -> None:
         loads[2, :3], loads[2, 3:] = f, np.cross(middle - centre, f)
         return admissible(joints, loads, centre, T)
 
-    assert pulled(1.5 * T)
-    assert not pulled(2.5 * T)
+    assert pulled(6 * T)
+    assert not pulled(9 * T)
 
 
-def test_a_brick_hanging_from_one_stud_takes_its_press_only_over_that_stud() -> None:
-    """A 1x4 seated by one stud on the end of a 1x6: pressed at its middle with the one stud's seating force it
-    pries that stud out; pressed over the stud it pushes straight into the 1x6 (what a careful robot does)."""
+def test_weight_counts_a_heavy_cantilever_falls() -> None:
+    """A 1x8 brick held by one stud at its end (4 points): its own weight stands; a stack of 2x8 bricks on its far
+    end, 2.5x more than the stud's prying capacity, does not."""
+    base = make_brick("base", "3005", 4, 0, 0, 0)
+    arm = make_brick("arm", "3008", 4, 0, 0, 3)
+    assert stands(Assembly([base, arm], baseplate=True), ORIGIN, True)
+    load = [make_brick(f"w{k}", "3007", 1, 6, 0, 6 + 3 * k, yaw=1) for k in range(16)]
+    assert not stands(Assembly([base, arm, *load], baseplate=True), ORIGIN, True)
+
+
+def test_abutting_bricks_push_on_each_other_across_their_shared_face() -> None:
+    """Two 1x2 side by side on a level share one face (compression only, at mid height of their common levels)."""
+    a, b = make_brick("a", "3004", 1, 0, 0, 0), make_brick("b", "3004", 1, 2, 0, 0)
+    (s,) = side_contacts([a, b], ORIGIN)
+    assert (s.a, s.b) == (0, 1) and np.allclose(s.normal, (1.0, 0.0, 0.0))
+    assert np.allclose(s.ends, [(2 * P, 0.0, 1.5 * u.PLATE_HEIGHT_M), (2 * P, P, 1.5 * u.PLATE_HEIGHT_M)])
+    assert side_contacts([a, make_brick("c", "3004", 1, 3, 0, 0)], ORIGIN) == []  # a stud apart: no contact
+
+
+def test_engaged_centre_is_over_the_studs_taken() -> None:
     asm = Assembly([make_brick("base", "3009", 4, 0, 0, 0), make_brick("arm", "3010", 1, 5, 0, 3)], baseplate=True)
     assert asm.supports("arm") == ["base"]
-    assert not press_admissible(asm, "arm", T, ORIGIN, True, T)
-    at = engaged_centre(asm, "arm", ORIGIN)
-    assert at == pytest.approx((5.5 * u.STUD_PITCH_M, 0.5 * u.STUD_PITCH_M))
-    assert press_admissible(asm, "arm", T, ORIGIN, True, T, at=at)
-    assert press_admissible(asm, "arm", 0.0, ORIGIN, True, T)  # its own weight it carries
+    assert engaged_centre(asm, "arm", ORIGIN) == pytest.approx((5.5 * P, 0.5 * P))
 
 
 def test_on_a_bare_table_a_brick_can_be_pushed_down_but_not_held_down() -> None:
     asm = Assembly([make_brick("a", "3001", 4, 0, 0, 0)], baseplate=False)
     joints = assembly_joints(asm, ORIGIN, baseplate=False)
-    assert len(joints[0].studs) == 0
+    assert len(joints[0].points) == 0
     centre = joints[0].centre
     assert admissible(joints, gravity_loads(list(asm), ORIGIN, centre), centre, T)
     assert not admissible(joints, np.array([[0.0, 0.0, 0.01, 0.0, 0.0, 0.0]]), centre, T)
