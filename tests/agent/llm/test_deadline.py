@@ -48,7 +48,7 @@ def test_a_dripping_openai_endpoint_ends_at_the_total_deadline() -> None:
         took = time.monotonic() - t0
         _wait_until_idle(server)
         assert server.dripping == 0  # the connection was dropped, not left dripping
-    assert 1.8 <= took < 3.0, took
+    assert 1.8 <= took < 4.0, took  # unbounded, the ~700-byte answer would drip for over 2 minutes
     assert len(server.requests) == 1  # no retry was started with no time left
 
 
