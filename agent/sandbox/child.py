@@ -1,7 +1,7 @@
 """The sandbox child: confine itself, receive one program, check it, run it, report, exit.
 
 Runs in a fresh interpreter (`python -I -S`) that the parent fed this package's sources through
-stdin (see runner.BOOTSTRAP), so the child needs no access to the project's files. Holds no
+stdin (see bootstrap.BOOTSTRAP), so the child needs no access to the project's files. Holds no
 simulator state: the world is reachable only through skill stubs that speak JSON-RPC on fds 0/1.
 Standard library only, plus pyseccomp from source handed over by the parent.
 """
