@@ -19,7 +19,8 @@ class LLMOptions(BaseModel):
 
     base_url: str | None = Field(None, description="Endpoint override for the provider (a proxy, a local server).")
     api_key_env: str | None = Field(None, description="Environment variable with the key, if not the provider's default.")
-    timeout_s: float = Field(120.0, gt=0, allow_inf_nan=False, description="Per-attempt HTTP timeout, s.")
+    timeout_s: float = Field(120.0, gt=0, allow_inf_nan=False, description="Total seconds of one model call: "
+                             "connect, every read, every retry (a dripping endpoint cannot hold it longer).")
     max_attempts: int = Field(5, ge=1, le=20, description="Attempts per model call, retries on 429/5xx/timeouts included.")
     retry_base_delay_s: float = Field(1.0, ge=0, le=600, allow_inf_nan=False, description="Backoff before the first retry; doubles each time.")
     cache_dir: str | None = Field(None, description="Content-addressed response cache directory; None: no cache.")
@@ -119,6 +120,10 @@ class Budget(BaseModel):
                                 description="Simulated seconds; default: the task's time budget x 3.")
     images: int = Field(200, ge=0, le=100_000, description="Images the agent may capture (capture_images) in the "
                         "episode; each is an artifact on disk, so this bounds the episode's disk use.")
+    record_bytes: int = Field(16 * 1024 * 1024, ge=64 * 1024, le=1 << 30, description="Bytes of agent-made values "
+                              "(skill arguments, results, error messages, printed output, model answers) the episode's "
+                              "record keeps; beyond it, and for any one value above 16 KiB (texts: 256 KiB), a marker "
+                              "with the value's size and first characters is stored instead (skills.stored).")
 
     def program_net_s(self, sim_budget_s: float) -> float:
         """One program's wall-clock safety net for an episode with this many simulated seconds of budget."""

@@ -22,6 +22,7 @@ from jarvis_sim.records import SkillCallRecord
 from jarvis_sim.tasks.spec import Perturbation, Workspace
 from skills.errors import BudgetExceeded, InvalidArgument, SkillError, UnknownBrick
 from skills.registry import SkillSpec
+from skills.stored import VALUE_BYTES, StoredBytes
 from skills.types import BrickDescriptor
 
 if TYPE_CHECKING:
@@ -71,6 +72,8 @@ class SkillContext:
     image_sink: Callable[[str, np.ndarray], str] | None = None  # saves an image artifact, returns its name
     sensor: SensorModel | None = None  # None: ideal perception (renderer's instance masks, exact depth)
     sensor_rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
+    # What the call records keep of agent-sized values (arguments, results, errors): bounded, never whole.
+    stored: StoredBytes = field(default_factory=StoredBytes)
     _applied: set[int] = field(default_factory=set)
 
     # --- calls -----------------------------------------------------------------------------------
@@ -87,16 +90,16 @@ class SkillContext:
             return self._invoke_remote(remote, spec, args, kwargs)
         disturbed = self._apply_perturbations()
         t0, sim0 = time.perf_counter(), self.backend.sim_time_s
-        record = SkillCallRecord(name=spec.name, args=_jsonable_args(spec, args, kwargs), ok=False,
-                                 disturbed=disturbed)
+        record = SkillCallRecord(name=spec.name, args=self.stored.keep_args(_jsonable_args(spec, args, kwargs)),
+                                 ok=False, disturbed=disturbed)
         try:
             values = _validated_arguments(spec, args, kwargs)
             result = spec.func(self, **values)
             out = _to_json(result)
-            record.ok, record.result = True, out
+            record.ok, record.result = True, self.stored.keep(out)
             return out
         except SkillError as exc:
-            record.error_kind, record.error = exc.kind, exc.message
+            record.error_kind, record.error = exc.kind, self.stored.keep_text(exc.message, VALUE_BYTES)
             raise
         finally:
             record.wall_s = time.perf_counter() - t0
@@ -111,11 +114,15 @@ class SkillContext:
         Images a remote skill captures are saved here, through this context's image sink."""
         record = remote(spec.name, [_to_json(a) for a in args], {k: _to_json(v) for k, v in kwargs.items()},
                         image_sink=self.image_sink, camera=self.camera)
+        result = record.result
+        record.args, record.result = self.stored.keep_args(record.args), self.stored.keep(record.result)
+        if record.error is not None:
+            record.error = self.stored.keep_text(record.error, VALUE_BYTES)
         self.calls.append(record)
         if self.on_call is not None:
             self.on_call(record)
         if record.ok:
-            return record.result
+            return result
         raise SkillError(record.error or "", kind=record.error_kind or SkillError.kind)
 
     def _perturbation_due(self, p: Perturbation, n: int) -> bool:
@@ -192,18 +199,29 @@ def _validated_arguments(spec: SkillSpec, args: tuple[Any, ...], kwargs: dict[st
             out[name] = adapters[name].validate_python(value)
         except ValidationError as exc:
             raise InvalidArgument(_validation_message(f"{spec.name}() argument {name!r}", exc)) from None
-        bad = _non_finite(out[name], name)
+        bad = _unusable_number(out[name], name)
         if bad is not None:
-            # NaN passes every range check (all comparisons are False) and inf overflows the planners:
-            # refuse both here, for every skill, before any motion is computed.
-            raise InvalidArgument(f"{spec.name}() argument {bad[0]} is {bad[1]!r}: expected a finite number")
+            # NaN passes every range check (all comparisons are False), inf and 1e308 overflow the planners and
+            # 10**400 cannot even become a float: refuse them here, for every skill, before any motion is computed.
+            raise InvalidArgument(f"{spec.name}() argument {bad[0]} is {bad[1]}: expected a finite number of "
+                                  f"magnitude at most {MAX_MAGNITUDE:g}")
     return out
 
 
-def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
-    """(where, value) of the first NaN or infinity inside an argument (numbers, models, lists, dicts)."""
+MAX_MAGNITUDE = 1e9  # no skill argument (mm, degrees, seconds, counts, stud offsets) comes near a thousand km
+
+
+def _unusable_number(value: Any, path: str) -> tuple[str, str] | None:
+    """(where, what) of the first NaN, infinity or out-of-range number inside an argument (models, lists, dicts)."""
+    if isinstance(value, bool):
+        return None
     if isinstance(value, float):
-        return None if math.isfinite(value) else (path, value)
+        if not math.isfinite(value) or abs(value) > MAX_MAGNITUDE:
+            return path, repr(value)
+        return None
+    if isinstance(value, int):
+        return (path, f"an integer of {len(str(abs(value)))} digits" if abs(value) > 10**18 else str(value)) \
+            if abs(value) > MAX_MAGNITUDE else None
     if isinstance(value, BaseModel):
         items: Any = ((f"{path}.{k}", v) for k, v in value)
     elif isinstance(value, dict):
@@ -213,7 +231,7 @@ def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
     else:
         return None
     for where, v in items:
-        found = _non_finite(v, where)
+        found = _unusable_number(v, where)
         if found is not None:
             return found
     return None

@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
         max_lessons: int = typer.Option(12, min=1, max=50, help="Lessons to ask for at most."),
         max_episodes: int = typer.Option(40, min=1, help="Episodes to include at most (lowest scores first)."),
         base_url: str = typer.Option(None, help="Endpoint override for the provider."),
-        timeout_s: float = typer.Option(120.0, help="Per-attempt HTTP timeout, s."),
+        timeout_s: float = typer.Option(120.0, help="Total seconds of one model call (connect, reads, retries)."),
     ) -> None:
         """Ask a model for task-independent lessons from the runs' execution logs."""
         try:

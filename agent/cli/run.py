@@ -95,7 +95,7 @@ def register(app: typer.Typer) -> None:
                                     "cumotion (recorded in every episode)."),
         experience_file: str = typer.Option(None, help="Lessons file (jarvis experience distill) for the llm agent."),
         llm_base_url: str = typer.Option(None, help="Endpoint override for the model provider."),
-        llm_timeout_s: float = typer.Option(None, help="Per-attempt timeout of a model call, s."),
+        llm_timeout_s: float = typer.Option(None, help="Total seconds of one model call (connect, reads, retries)."),
         llm_cache_dir: str = typer.Option(None, help="Response cache directory (same request, same answer)."),
         workers: int = typer.Option(1, help="Worker processes (0: run in this process)."),
         executor: str = typer.Option("local", help="local | ray."),
@@ -167,7 +167,7 @@ def register(app: typer.Typer) -> None:
                                     "cumotion (recorded in every episode)."),
         experience_file: str = typer.Option(None, help="Lessons file (jarvis experience distill) for the llm agent."),
         llm_base_url: str = typer.Option(None, help="Endpoint override for the model provider."),
-        llm_timeout_s: float = typer.Option(None, help="Per-attempt timeout of a model call, s."),
+        llm_timeout_s: float = typer.Option(None, help="Total seconds of one model call (connect, reads, retries)."),
         llm_cache_dir: str = typer.Option(None, help="Response cache directory (same request, same answer)."),
         out: Path = typer.Option(..., help="Run directory to write the episode into."),
     ) -> None:

@@ -14,9 +14,15 @@ def serve(settings: ServerSettings) -> None:
     import uvicorn
 
     from agent.server.app import create_app
+    from agent.server.serving import install_repeat_filter, protocol_class
 
     app = create_app(settings)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False)
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", access_log=False,
+                            http=protocol_class(settings), backlog=settings.backlog,
+                            timeout_keep_alive=int(max(1, settings.keep_alive_s)))
+    server = uvicorn.Server(config)  # the Config has set up logging: the repeat filter goes on top of it
+    install_repeat_filter(settings.log_repeat_s)
+    server.run()
 
 
 def register(app: typer.Typer) -> None:

@@ -23,6 +23,7 @@ from agent.episodes.job import EpisodeError, EpisodeJob, now_iso
 from agent.episodes.modes import ModeRunner
 from agent.episodes.placements import PlacementWatch
 from agent.episodes.progress import report
+from agent.llm.deadline import episode_deadline
 from agent.sandbox import Sandbox, SandboxLimits, SandboxResult, SkillServer
 from evaluator.episode import score_episode
 from jarvis_sim.backends.base import Backend
@@ -38,6 +39,7 @@ from skills.errors import BudgetExceeded
 from skills.libraries import bind
 from skills.motion import MotionPlanner
 from skills.planners.registry import make_planner
+from skills.stored import StoredBytes
 
 SIM_BUDGET_FACTOR = 3.0  # the episode stops at 3x the task's time budget; the penalty starts at 1x
 
@@ -68,10 +70,12 @@ class AssemblyEpisode:
         self.sim_start = backend.sim_time_s
         budget = job.budget
         max_sim = budget.sim_s if budget.sim_s is not None else task.time_budget_s * SIM_BUDGET_FACTOR
+        # One byte budget for everything agent-made the record keeps (skill traffic, output, answers).
+        self.stored = StoredBytes(budget.record_bytes)
         self.ctx = SkillContext(
             backend=backend, workspace=task.workspace, max_calls=budget.skill_calls,
             max_sim_s=self.sim_start + max_sim, perturbations=list(task.perturbations),
-            image_sink=self._captured_image, motion=motion,
+            image_sink=self._captured_image, motion=motion, stored=self.stored,
         )
         if job.agent.perception == "camera":
             from skills.sensor import SensorModel
@@ -143,7 +147,7 @@ class AssemblyEpisode:
         watch = PlacementWatch(self.backend, pause=pause_after_placement)
         limits = self.sandbox.limits
         server = SkillServer(self.methods, max_calls=limits.max_calls, max_message_bytes=limits.max_message_bytes,
-                             pause_after=watch.pause_reason)
+                             max_argument_bytes=limits.max_argument_bytes, pause_after=watch.pause_reason)
         previous = self.ctx.on_call
 
         def on_call(call: SkillCallRecord) -> None:
@@ -167,8 +171,8 @@ class AssemblyEpisode:
         calls = self.ctx.calls[first_call:]
         record = RoundRecord(
             index=len(self.rounds), kind=kind, prompt_text=prompt_text, prompt_images=prompt_images or [],
-            response=response, code=code, outcome=result.outcome, outcome_line=result.line,
-            feedback=feedback_text(result, calls), stdout=result.stdout, skill_calls=list(calls),
+            response=self.stored.keep_text(response), code=code, outcome=result.outcome, outcome_line=result.line,
+            feedback=feedback_text(result, calls), stdout=self.stored.keep_text(result.stdout), skill_calls=list(calls),
             observation_images=[self.observation_image()], tokens_in=tokens_in, tokens_out=tokens_out,
             cost_usd=cost_usd, wall_s=time.perf_counter() - t0,
             # The state after each round lets reports score every reflection round (R1..Rk).
@@ -201,6 +205,7 @@ class AssemblyEpisode:
     def record_round(self, record: RoundRecord) -> None:
         """Keep a round that ran no program (an answer without code)."""
         record.index = len(self.rounds)
+        record.response = self.stored.keep_text(record.response)
         self.rounds.append(record)
         report(self.progress, "thinking", rounds_done=len(self.rounds), round=len(self.rounds) + 1)
 
@@ -306,7 +311,9 @@ def run_assembly_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
     backend = runtime.backend() if runtime is not None else make_backend("mujoco")
     episode = AssemblyEpisode(job, task, backend, episode_dir, sandbox=getattr(runtime, "sandbox", None))
     try:
-        episode.drive(agent)
+        # The wall budget also ends a model call in flight (agent.llm.deadline), not only between rounds.
+        with episode_deadline(job.budget.wall_s, time.perf_counter() - episode.t0):
+            episode.drive(agent)
         return episode.finish()
     except SafetyNetTripped as exc:
         return episode.finish(status="failed", error=f"infrastructure failure: {exc}", infrastructure=True)

@@ -31,6 +31,7 @@ from agent.episodes.job import EpisodeJob
 from agent.episodes.memory import ExecutionMemory
 from agent.episodes.observation import SceneView, capture, captured_images
 from agent.llm.code_extract import extract_code
+from agent.llm.errors import EpisodeDeadlineError
 from jarvis_sim.lego.catalog import part
 from jarvis_sim.lego.colors import color
 from jarvis_sim.records import RoundRecord, TokenAccount
@@ -186,12 +187,16 @@ class ModeRunner:
     def run(self) -> str:
         """Run the configured mode; returns why it stopped."""
         mode = self.config.mode
-        if mode == "non_reflective":
-            self._non_reflective()
-        elif mode == "reflective":
-            self._reflective()
-        else:
-            self._reflection_rounds()
+        try:
+            if mode == "non_reflective":
+                self._non_reflective()
+            elif mode == "reflective":
+                self._reflective()
+            else:
+                self._reflection_rounds()
+        except EpisodeDeadlineError:  # the wall-clock net ended a model call in flight: the same trip as between rounds
+            raise SafetyNetTripped(f"the episode's wall-clock safety net ({self.episode.job.budget.wall_s} s) tripped "
+                                   "during a model call") from None
         return self.stop_reason
 
     def _non_reflective(self) -> None:

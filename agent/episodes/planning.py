@@ -21,6 +21,7 @@ from agent.agents.views import PlanningView, PrivilegedPlanningView
 from agent.episodes.job import EpisodeError, EpisodeJob, now_iso
 from agent.episodes.observation import camera_calibration, capture, descriptor_table
 from agent.episodes.progress import report
+from agent.llm.deadline import episode_deadline
 from agent.llm.prompts import Prompt, image_marker, load_template
 from evaluator.episode import score_episode
 from jarvis_sim.backends.base import Backend
@@ -32,6 +33,7 @@ from jarvis_sim.records import EpisodeRecord, RoundRecord, Timings, TokenAccount
 from jarvis_sim.tasks.planning_family import PlanningObservation, parse_planning_id
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.context import SkillContext
+from skills.stored import StoredBytes
 
 _SETTING = {"rgb": "colour image", "rgbd": "colour and depth images",
             "rgbd_3d": "colour and depth images, and the perceived 3D brick descriptors"}
@@ -121,7 +123,9 @@ class PlanningEpisode:
             difficulty=self.task.difficulty, agent=self.job.agent.model_dump(), seed=self.job.agent.seed,
             rounds=[RoundRecord(
                 index=0, kind="plan", prompt_text=shown.record_text() if shown else turn.prompt_text,
-                prompt_images=shown.image_paths() if shown else [], response=turn.text, tokens_in=turn.tokens_in,
+                prompt_images=shown.image_paths() if shown else [],
+                # `answer` keeps the whole plan (offline re-scoring reads it); the round's copy is bounded.
+                response=StoredBytes(self.job.budget.record_bytes).keep_text(turn.text), tokens_in=turn.tokens_in,
                 tokens_out=turn.tokens_out, cost_usd=turn.cost_usd, wall_s=wall_s,
                 prompt_version=shown.version if shown else "",
             )],
@@ -149,7 +153,8 @@ def run_planning_episode(job: EpisodeJob, task: TaskSpec, episode_dir: Path, run
         report(job.progress, "loading", rounds_total=1)
         episode = PlanningEpisode(job, task, backend, episode_dir)
         report(job.progress, "answering")
-        turn = agent.plan_assembly(episode.view(privileged=is_privileged(job.agent.name)))
+        with episode_deadline(job.budget.wall_s, time.perf_counter() - t0):  # ends a model call in flight
+            turn = agent.plan_assembly(episode.view(privileged=is_privileged(job.agent.name)))
         report(job.progress, "scoring", rounds_done=1)
         return episode.record(turn, started, time.perf_counter() - t0)
     finally:

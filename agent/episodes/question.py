@@ -10,11 +10,13 @@ from agent.agents.base import AnswerTurn, QuestionAgent
 from agent.episodes.job import EpisodeError, EpisodeJob, now_iso
 from agent.episodes.progress import report
 from agent.episodes.prompt_images import keep_prompt_images
+from agent.llm.deadline import episode_deadline
 from evaluator.episode import question_scores
 from jarvis_sim.provenance import collect as collect_provenance
 from jarvis_sim.records import EpisodeRecord, RoundRecord, Timings, TokenAccount
 from jarvis_sim.tasks.question import QuestionItem
 from jarvis_sim.tasks.registry import QuestionFamily
+from skills.stored import StoredBytes
 
 
 def run_question_episode(job: EpisodeJob, item: QuestionItem, family: QuestionFamily,
@@ -25,7 +27,8 @@ def run_question_episode(job: EpisodeJob, item: QuestionItem, family: QuestionFa
     if not isinstance(agent, QuestionAgent):
         raise EpisodeError(f"agent {job.agent.name!r} cannot answer question items ({item.family})")
     report(job.progress, "answering", rounds_total=1)
-    turn = agent.answer_question(item, family)
+    with episode_deadline(job.budget.wall_s):  # the wall budget ends a model call in flight
+        turn = agent.answer_question(item, family)
     report(job.progress, "scoring", rounds_done=1)
     return question_record(job, item, turn, started, time.perf_counter() - t0, episode_dir)
 
@@ -37,7 +40,8 @@ def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, start
     With `episode_dir` the item's images are kept in it and the record names those copies; without one
     (an episode outside a run) it names the item's own files.
     """
-    scores, details = question_scores(item, turn.text)
+    scores, details = question_scores(item, turn.text)  # the whole answer is scored; the record keeps a bounded one
+    answer = StoredBytes(job.budget.record_bytes).keep_text(turn.text)
     images = keep_prompt_images(item.images, episode_dir) if episode_dir is not None else list(item.images)
     return EpisodeRecord(
         episode_id=job.episode_id,
@@ -53,7 +57,7 @@ def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, start
                 kind="answer",
                 prompt_text=turn.prompt_text,
                 prompt_images=images,
-                response=turn.text,
+                response=answer,
                 outcome="ok" if scores["valid"] else "error",
                 tokens_in=turn.tokens_in,
                 tokens_out=turn.tokens_out,
@@ -61,7 +65,7 @@ def question_record(job: EpisodeJob, item: QuestionItem, turn: AnswerTurn, start
                 wall_s=wall,
             )
         ],
-        answer=turn.text,
+        answer=answer,
         scores=scores,
         score_details=details,
         scoring_config={"modes": ["official", "strict"]},

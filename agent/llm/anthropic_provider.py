@@ -40,6 +40,12 @@ class AnthropicProvider(SdkChatProvider):
 
         return anthropic.Anthropic(**options)
 
+    def _httpx_module(self) -> Any:
+        """anthropic 2.x is built on httpx2 (the same API under another name); 1.x on httpx."""
+        import anthropic._base_client as base
+
+        return getattr(base, "httpx2", None) or getattr(base, "httpx", None) or super()._httpx_module()
+
     def complete(self, request: ChatRequest) -> Completion:
         """One messages.create call."""
         import anthropic

@@ -65,6 +65,12 @@ class ProviderTimeoutError(ProviderError):
     retryable = True
 
 
+class EpisodeDeadlineError(ProviderTimeoutError):
+    """The episode's wall-clock budget ran out before or during a model call; retrying cannot help."""
+
+    retryable = False
+
+
 class ServerError(ProviderError):
     """A 5xx answer or a broken connection: the provider's problem, worth retrying."""
 
@@ -73,6 +79,10 @@ class ServerError(ProviderError):
 
 class RequestRejectedError(ProviderError):
     """A 4xx answer other than 429 (bad request, wrong key, unknown model): retrying cannot help."""
+
+
+class AnswerTooLargeError(RequestRejectedError):
+    """The model's answer was larger than the client accepts (LLMConfig.max_answer_bytes); not retried."""
 
 
 class ReplayExhaustedError(LLMError):

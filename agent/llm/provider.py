@@ -17,6 +17,7 @@ from typing import Any, ClassVar, NoReturn
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.llm.credentials import ApiKey, read_api_key
+from agent.llm.deadline import deadline_http_client
 from agent.llm.errors import (
     ModelStringError,
     ProviderError,
@@ -54,7 +55,8 @@ class ProviderSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    timeout_s: float = Field(default=120.0, gt=0, description="Per-attempt HTTP timeout.")
+    timeout_s: float = Field(default=120.0, gt=0, description="Total seconds of one model call: connect, every read "
+                             "and every retry (agent.llm.deadline).")
     api_key_env: str | None = Field(default=None, description="Environment variable holding the key (overrides the provider's default).")
     base_url: str | None = Field(default=None, description="Endpoint override, e.g. a proxy or a local fake server.")
 
@@ -146,6 +148,12 @@ class SdkChatProvider(ChatProvider):
     def _new_client(self, **options: Any) -> Any:
         """The vendor SDK's client made with these constructor options (import the SDK here: it is slow)."""
 
+    def _httpx_module(self) -> Any:
+        """The httpx package the vendor SDK is built on (its client must be of that package)."""
+        import httpx
+
+        return httpx
+
     def _sdk_client(self) -> Any:
         if self._client is None:
             self._key = read_api_key(self.key_env(), required=self.key_required)
@@ -154,6 +162,8 @@ class SdkChatProvider(ChatProvider):
                 base_url=self.endpoint,
                 timeout=self.settings.timeout_s,
                 max_retries=0,  # agent.llm.retry is the only retry policy
+                # Every socket operation is cut to the call's total deadline (a dripping server cannot hold it).
+                http_client=deadline_http_client(self.settings.timeout_s, self._httpx_module()),
             )
         return self._client
 

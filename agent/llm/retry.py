@@ -57,8 +57,13 @@ def call_with_retries(
     *,
     sleep: Callable[[float], None] = time.sleep,
     rng: random.Random | None = None,
+    time_left: Callable[[], float] | None = None,
 ) -> tuple[T, int]:
-    """Run `attempt` until it succeeds or the policy gives up; returns (result, attempts made)."""
+    """Run `attempt` until it succeeds or the policy gives up; returns (result, attempts made).
+
+    With `time_left` (seconds before the call's total deadline), no retry starts whose wait would
+    end after the deadline: the last error is raised instead.
+    """
     rng = rng or random.Random()
     tries = 0
     while True:
@@ -67,7 +72,7 @@ def call_with_retries(
             return attempt(), tries
         except ProviderError as error:
             wait = policy.wait_s(tries, error, rng)
-            if wait is None:
+            if wait is None or (time_left is not None and wait >= time_left()):
                 raise
             log.warning("LLM call failed (%s); retry %d of %d in %.2f s", error, tries, policy.max_attempts - 1, wait)
             sleep(wait)

@@ -1,7 +1,7 @@
 """The sandbox child: confine itself, receive one program, check it, run it, report, exit.
 
 Runs in a fresh interpreter (`python -I -S`) that the parent fed this package's sources through
-stdin (see runner.BOOTSTRAP), so the child needs no access to the project's files. Holds no
+stdin (see bootstrap.BOOTSTRAP), so the child needs no access to the project's files. Holds no
 simulator state: the world is reachable only through skill stubs that speak JSON-RPC on fds 0/1.
 Standard library only, plus pyseccomp from source handed over by the parent.
 """
@@ -333,7 +333,10 @@ def run_program(runtime: ChildRuntime, order: dict[str, Any], config: dict[str, 
     try:
         exec(compiled, scope)
     except SkillError as exc:
-        kind, message = getattr(exc, "kind", "skill_error"), getattr(exc, "message", str(exc))
+        # The program may raise SkillError itself with anything as kind and message: report text only.
+        kind = getattr(exc, "kind", None)
+        kind = kind if isinstance(kind, str) and protocol.valid_kind(kind) else "skill_error"
+        message = _as_text(getattr(exc, "message", None))
         runtime.finish("skill_error", f"{kind}: {message}", program_line(exc), kind)
     except builtins_table.RefusedAttribute as exc:
         runtime.finish("policy_violation", str(exc), program_line(exc), "policy_violation")
@@ -347,6 +350,16 @@ def run_program(runtime: ChildRuntime, order: dict[str, Any], config: dict[str, 
         runtime.finish("error", f"{type(exc).__name__}: {exc}", program_line(exc), type(exc).__name__)
     del ballast
     runtime.finish("ok", "", None, None)
+
+
+def _as_text(value: Any) -> str:
+    """str(value), cut short; a value whose str() fails (nested 300 deep, a raising __str__) names its type."""
+    if isinstance(value, str):
+        return value[:2000]
+    try:
+        return str(value)[:2000]
+    except (Exception, RecursionError):
+        return f"<{type(value).__name__} that cannot be shown>"
 
 
 def main(config: dict[str, Any], leftover: bytes) -> NoReturn:

@@ -16,6 +16,9 @@ class SandboxLimits(BaseModel):
     max_open_files: int = Field(default=16, ge=4, description="RLIMIT_NOFILE of the child.")
     max_calls: int = Field(default=2000, ge=0, description="Skill calls per program.")
     max_message_bytes: int = Field(default=1 << 20, ge=1024, description="Largest JSON-RPC line either way.")
+    max_argument_bytes: int = Field(default=64 * 1024, ge=1024, description="Largest skill call a program may send "
+                                    "(its JSON line, arguments included); a larger one is refused with error kind "
+                                    "'argument_too_large' that the program can catch, and never reaches a skill.")
     max_stdout_chars: int = Field(default=64 * 1024, ge=0, description="Characters of printed output kept.")
     max_code_bytes: int = Field(default=256 * 1024, ge=1, description="Largest program source accepted.")
     max_recursion: int = Field(default=400, ge=50, description="Python recursion limit in the child.")

@@ -238,9 +238,31 @@ def _describe(node: ast.AST) -> str:
     return _DESCRIPTIONS.get(type(node), f"syntax {type(node).__name__!r}")
 
 
+class _AnnotationStripper(ast.NodeTransformer):
+    """Drops type annotations before the check: they are never evaluated (programs are compiled with postponed
+    annotations), so `Dict[str, object]` or `**extra: object` is text, not a use of `object`."""
+
+    def visit_arg(self, node: ast.arg) -> ast.arg:
+        node.annotation = None
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        node.returns = None
+        self.generic_visit(node)
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.stmt:
+        if node.value is None:  # `x: int` alone binds nothing
+            return ast.copy_location(ast.Pass(), node)
+        self.generic_visit(node)
+        assert node.value is not None
+        return ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
+
+
 def check_program(code: str, filename: str = "<program>") -> ast.Module:
     """Parse `code` and return its checked, rewritten AST; raise PolicyViolation or SyntaxError."""
-    tree = ast.parse(code, filename=filename, mode="exec")
+    tree = _AnnotationStripper().visit(ast.parse(code, filename=filename, mode="exec"))
+    assert isinstance(tree, ast.Module)
     format_calls = {
         id(n.func)
         for n in ast.walk(tree)

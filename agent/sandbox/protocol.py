@@ -28,6 +28,14 @@ SKILL_ERROR = -32000
 MAX_DEPTH = 32
 
 
+_KIND_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def valid_kind(kind: str) -> bool:
+    """Whether `kind` can name an error kind in an end report: an identifier of at most 80 characters."""
+    return 0 < len(kind) <= 80 and not kind[0].isdigit() and all(c in _KIND_CHARS for c in kind)
+
+
 class ProtocolError(ValueError):
     """A line that is not a well-formed message of this protocol."""
 
@@ -61,8 +69,16 @@ def too_deep(line: bytes, value: Any) -> bool:
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """One message as a newline-terminated UTF-8 JSON line (newlines inside strings are escaped)."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+    """One message as a newline-terminated UTF-8 JSON line (newlines inside strings are escaped).
+
+    Text UTF-8 cannot encode (a program printing chr(0xD800)) travels as JSON's ASCII escapes; the
+    parent replaces what stays a lone surrogate after decoding (agent.sandbox.runner).
+    """
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 def decode(line: bytes, *, check_depth: bool = True) -> dict[str, Any]:

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
-import importlib
-import inspect
 import json
 import logging
 import os
+import re
 import secrets
 import select
 import signal
@@ -26,89 +24,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.sandbox import protocol
+from agent.sandbox.bootstrap import BOOTSTRAP, compiled_child, module_sources
 from agent.sandbox.layers import HostSupport, LayerReport, detect
 from agent.sandbox.limits import SandboxLayers, SandboxLimits
 from agent.sandbox.reaper import reap_orphans
 from agent.sandbox.result import SandboxResult
 from agent.sandbox.server import SandboxFault, SkillServer
 from jarvis_sim.records import Outcome
-
-# Sources the child needs, in dependency order; the child builds them as modules from stdin.
-CHILD_MODULES = (
-    "agent.sandbox.modules",
-    "agent.sandbox.policy",
-    "agent.sandbox.protocol",
-    "agent.sandbox.builtins_table",
-    "agent.sandbox.seccomp_filter",
-    "agent.sandbox.child",
-)
-
-# Runs in `python -I -S -c`: read one JSON line (module sources and configuration), build the
-# modules in memory, hand over to child.main with whatever bytes followed that line.
-BOOTSTRAP = r"""
-import binascii, json, marshal, os, sys, types
-buf = b""
-while b"\n" not in buf:
-    chunk = os.read(0, 1 << 20)
-    if not chunk:
-        os._exit(3)
-    buf += chunk
-line, _, rest = buf.partition(b"\n")
-boot = json.loads(line)
-config = boot["config"]
-for name, code in marshal.loads(binascii.a2b_base64(boot["modules"])):
-    if name == "pyseccomp":
-        config["pyseccomp_code"] = code
-        continue
-    mod = types.ModuleType(name)
-    sys.modules[name] = mod
-    parent, _, leaf = name.rpartition(".")
-    if parent:
-        setattr(sys.modules[parent], leaf, mod)
-    if code is None:
-        mod.__path__ = []
-    else:
-        exec(code, mod.__dict__)
-sys.modules["agent.sandbox.child"].main(config, rest)
-"""
-
-# Compiles module sources with the child's own interpreter, so the marshalled code always matches it.
-COMPILER = r"""
-import binascii, json, marshal, sys
-sources = json.loads(sys.stdin.buffer.read())
-codes = [(n, None if s is None else compile(s, n.replace(".", "/") + ".py", "exec")) for n, s in sources]
-sys.stdout.buffer.write(binascii.b2a_base64(marshal.dumps(codes), newline=False))
-"""
+from jarvis_sim.text import storable, storable_json, text_problem
 
 STDERR_TAIL = 4000
 PIPE_BYTES = 256 * 1024  # the child's stdin pipe: the boot line (~100 KB) fits whole
 OUTBOX_SLACK = 64 * 1024  # unsent bytes beyond one reply: a child that does not read its replies is ended
+# JSON's escape for a surrogate code point (a lone one survives decoding; agent.sandbox.protocol.encode)
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 DONE_GRACE_S = 0.25  # after "done" the child must exit; anything it writes meanwhile is a forgery
 
 log = logging.getLogger(__name__)
-
-
-def _module_sources(pyseccomp_source: str | None) -> list[tuple[str, str | None]]:
-    # the child's empty parent packages (named, not imported: the child builds only the modules below)
-    package = __name__.rpartition(".")[0]
-    out: list[tuple[str, str | None]] = [(package.partition(".")[0], None), (package, None)]
-    for name in CHILD_MODULES:
-        out.append((name, inspect.getsource(importlib.import_module(name))))
-    if pyseccomp_source is not None:
-        out.append(("pyseccomp", pyseccomp_source))
-    return out
-
-
-@functools.cache
-def _compiled(interpreter: str, uid: int | None, gid: int | None, sources_json: str) -> str:
-    """Base64 marshal of the child modules, compiled once per interpreter by that interpreter."""
-    proc = subprocess.run(
-        [interpreter, "-I", "-S", "-c", COMPILER], input=sources_json.encode(), capture_output=True, env={},
-        cwd="/", user=uid, group=gid, extra_groups=[] if uid is not None else None, timeout=60, check=False,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"compiling the sandbox child with {interpreter} failed: {proc.stderr.decode()[-2000:]}")
-    return proc.stdout.decode("ascii")
 
 
 @dataclass
@@ -168,9 +100,14 @@ class Sandbox:
         if self.support.subreaper:
             reap_orphans()  # bwrap's namespace init of the previous run may have become a zombie since
         server = methods if isinstance(methods, SkillServer) else SkillServer(
-            methods, max_calls=self.limits.max_calls, max_message_bytes=self.limits.max_message_bytes
+            methods, max_calls=self.limits.max_calls, max_message_bytes=self.limits.max_message_bytes,
+            max_argument_bytes=self.limits.max_argument_bytes,
         )
         server.reset()
+        problem = text_problem(code)
+        if problem is not None:  # compile() cannot take it, and the pipe could not carry it
+            return self._result("error", started, message=f"SyntaxError: the program holds {problem}, which is not "
+                                "valid source text", kind="SyntaxError", layers=[])
         size = len(code.encode("utf-8", errors="replace"))
         if size > self.limits.max_code_bytes:
             return self._result(
@@ -216,8 +153,8 @@ class Sandbox:
             },
             "libs": s.seccomp_libs or {},
         }
-        sources = json.dumps(_module_sources(s.pyseccomp_source))
-        modules = _compiled(s.interpreter, s.uid, s.gid, sources)
+        sources = json.dumps(module_sources(s.pyseccomp_source))
+        modules = compiled_child(s.interpreter, s.uid, s.gid, sources)
         return protocol.encode({"jsonrpc": "2.0", "modules": modules, "config": config})
 
     def _spawn(self) -> _Child:
@@ -358,14 +295,17 @@ class Sandbox:
             flood = SandboxFault("policy_violation", "the program sent skill calls without reading the replies", "flood")
             while True:
                 while child.messages:
-                    msg = protocol.decode(child.messages.popleft())
+                    line = child.messages.popleft()
+                    msg = protocol.decode(line)
+                    if _ESCAPED_SURROGATE.search(line):  # text UTF-8 cannot hold: replaced before anyone stores it
+                        msg = storable_json(msg)
                     kind = _message_kind(msg)
                     if kind == "request":
                         if child.outbox:
                             raise flood  # an honest child waits for each reply before its next call
                         if time.perf_counter() > deadline:
                             raise late  # no new skill call once the program's time is up
-                        self._write(child, server.answer(msg))
+                        self._write(child, server.answer(msg, len(line)))
                         if len(child.outbox) > self.limits.max_message_bytes + OUTBOX_SLACK:
                             raise flood
                     elif kind == "stdout":
@@ -481,9 +421,9 @@ def _done_params(msg: dict[str, Any], token: str) -> dict[str, Any]:
     outcome, message, line, kind = p["outcome"], p["message"], p["line"], p["kind"]
     if (outcome not in _OUTCOMES or not isinstance(message, str)
             or not (line is None or (isinstance(line, int) and not isinstance(line, bool) and line >= 1))
-            or not (kind is None or isinstance(kind, str))):
-        raise protocol.ProtocolError("sandbox.done params have the wrong types")
-    return {"outcome": outcome, "message": message[:2000], "line": line, "kind": None if kind is None else kind[:80]}
+            or not (kind is None or (isinstance(kind, str) and protocol.valid_kind(kind)))):
+        raise protocol.ProtocolError("sandbox.done params have the wrong types (or a kind that is not an identifier)")
+    return {"outcome": outcome, "message": storable(message[:2000]), "line": line, "kind": kind}
 
 
 def run_program(

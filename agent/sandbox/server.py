@@ -21,6 +21,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from agent.sandbox import protocol
 from jarvis_sim.records import Outcome, SkillCallRecord
+from skills.stored import clip
 
 log = logging.getLogger(__name__)
 
@@ -60,11 +61,13 @@ class SkillServer:
         *,
         max_calls: int = 2000,
         max_message_bytes: int = 1 << 20,
+        max_argument_bytes: int = 64 * 1024,
         pause_after: Callable[[], str | None] | None = None,
     ) -> None:
         self._methods = {name: self._describe(name, fn) for name, fn in methods.items()}
         self.max_calls = max_calls
         self.max_message_bytes = max_message_bytes
+        self.max_argument_bytes = max_argument_bytes
         # Asked after every answered call; a message ends the program there with outcome 'paused'.
         self.pause_after = pause_after
         self.calls: list[SkillCallRecord] = []
@@ -108,11 +111,11 @@ class SkillServer:
             request = protocol.decode(line)
         except protocol.ProtocolError as exc:
             raise SandboxFault("policy_violation", f"malformed message from the sandbox: {exc}", "protocol") from None
-        return self.answer(request)
+        return self.answer(request, len(line))
 
-    def answer(self, request: dict[str, Any]) -> bytes:
-        """The reply line to one decoded request; raise SandboxFault when the program must stop."""
-        reply = self.handle(request)
+    def answer(self, request: dict[str, Any], size: int = 0) -> bytes:
+        """The reply line to one decoded request of `size` bytes; raise SandboxFault when the program must stop."""
+        reply = self.handle(request, size)
         reason = self.pause_after() if self.pause_after is not None else None
         if reason:
             raise SandboxFault("paused", reason, "paused")
@@ -133,8 +136,12 @@ class SkillServer:
             )
         return line
 
-    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Answer one decoded JSON-RPC request; raise SandboxFault when the program must stop."""
+    def handle(self, request: dict[str, Any], size: int = 0) -> dict[str, Any]:
+        """Answer one decoded JSON-RPC request (its line `size` bytes); raise SandboxFault when the program must stop.
+
+        What is recorded of each call (`self.calls`) is bounded: a value above skills.stored's limit is
+        kept as a marker, so a program's calls never hold more than a few KB each here.
+        """
         call_id, method, params = request.get("id"), request.get("method"), request.get("params", {})
         if not isinstance(call_id, int) or not isinstance(params, dict):
             raise SandboxFault("policy_violation", "malformed skill call from the sandbox", "protocol")
@@ -146,8 +153,14 @@ class SkillServer:
                 "resource_limit", f"more than {self.max_calls} skill calls in one program", "max_calls"
             )
         started = time.perf_counter()
-        record = SkillCallRecord(name=spec.name, args=params, ok=False)
+        record = SkillCallRecord(name=spec.name, args={str(k)[:100]: clip(v) for k, v in params.items()}, ok=False)
         self.calls.append(record)
+        if size > self.max_argument_bytes:
+            # Refused at the boundary: no skill (and no record) ever holds an argument this large.
+            message = (f"{spec.name}(): the call's arguments are {size} bytes, above this sandbox's limit of "
+                       f"{self.max_argument_bytes} bytes per skill call (max_argument_bytes)")
+            record.error_kind, record.error = "argument_too_large", message
+            return protocol.error(call_id, protocol.INVALID_PARAMS, message, "argument_too_large")
         try:
             kwargs = self._validate(spec, params)
         except _InvalidArguments as exc:
@@ -164,7 +177,7 @@ class SkillServer:
                     "error", f"skill {spec.name}() failed with an internal error", "internal_error",
                     host_detail=f"{type(exc).__name__}: {exc}",
                 ) from exc
-            record.error_kind, record.error = kind, str(exc)
+            record.error_kind, record.error = kind, clip(str(exc))
             return protocol.error(call_id, protocol.SKILL_ERROR, str(exc), kind)
         record.wall_s = time.perf_counter() - started
         too_deep = f"{spec.name}() returned a result nested deeper than {protocol.MAX_DEPTH} levels"
@@ -178,7 +191,7 @@ class SkillServer:
                 "error", f"skill {spec.name}() returned a value that cannot be sent to the program",
                 "internal_error", host_detail=str(exc),
             ) from None
-        record.ok, record.result = True, payload
+        record.ok, record.result = True, clip(payload)
         return protocol.result(call_id, payload)
 
     @staticmethod
@@ -200,8 +213,15 @@ class SkillServer:
                 out[name] = spec.adapters[name].validate_python(value)
             except ValidationError as exc:
                 first = exc.errors()[0]
-                raise _InvalidArguments(f"{spec.name}(): argument {name!r}: {first['msg']} (got {value!r:.80})") from None
+                raise _InvalidArguments(f"{spec.name}(): argument {name!r}: {first['msg']} (got {_short_repr(value)})") from None
         return out
+
+
+def _short_repr(value: Any, chars: int = 80) -> str:
+    """The start of repr(value), built from a prefix for strings (never a copy of a megabyte)."""
+    if isinstance(value, str) and len(value) > chars:
+        return repr(value[:chars]) + f"... ({len(value)} chars)"
+    return f"{value!r:.{chars}}"
 
 
 class _InvalidArguments(Exception):

@@ -25,6 +25,7 @@ from agent.server.routes import episodes, health, runs, tasks, user_tasks
 from agent.server.settings import ServerSettings
 from agent.server.workers import WorkerPool
 from jarvis_sim.tasks.registry import UnknownKeyError
+from jarvis_sim.text import storable, storable_json
 
 log = logging.getLogger(__name__)
 
@@ -142,13 +143,14 @@ def validation_errors(errors: Sequence[Any]) -> list[dict[str, Any]]:
     """
     shown: list[dict[str, Any]] = []
     for err in list(errors)[:MAX_ERRORS_SHOWN]:
-        item = {k: err[k] for k in ("type", "loc", "msg") if k in err}
+        item = storable_json({k: err[k] for k in ("type", "loc", "msg") if k in err})
         if "input" in err:
             text = repr(err["input"]) if not isinstance(err["input"], str) else err["input"]
-            item["input"] = text if len(text) <= MAX_ECHO_CHARS else text[:MAX_ECHO_CHARS] + f"... ({len(text)} chars)"
+            text = text if len(text) <= MAX_ECHO_CHARS else text[:MAX_ECHO_CHARS] + f"... ({len(text)} chars)"
+            item["input"] = storable(text)  # an echoed lone surrogate would make the 422 itself a 500
         ctx = err.get("ctx")
         if ctx:
-            item["ctx"] = {k: str(v)[:MAX_ECHO_CHARS] for k, v in ctx.items()}
+            item["ctx"] = {k: storable(str(v)[:MAX_ECHO_CHARS]) for k, v in ctx.items()}
         shown.append(item)
     if len(errors) > MAX_ERRORS_SHOWN:
         shown.append({"type": "too_many_errors", "loc": [], "msg": f"{len(errors) - MAX_ERRORS_SHOWN} more errors"})

@@ -9,14 +9,18 @@ assets (the dashboard's, and the API docs' Swagger UI and ReDoc bundles) are pub
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from agent.server import docs
 from agent.server.auth import Unauthorized, identify
 from agent.server.dashboard import session as dashboard
 from agent.server.settings import ServerSettings
+from jarvis_sim.text import json_text_problem
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -39,6 +43,10 @@ class RequestGate:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         path = scope.get("path", "")
+        if "\x00" in path or b"\x00" in unquote_to_bytes(scope.get("query_string", b"")):
+            # No file, task id or database string may hold one; open() would raise deep inside a route.
+            await _answer(send, 400, "the URL holds a NUL character (%00)")
+            return
         if path not in PUBLIC_PATHS and not dashboard.is_public(path) and not docs.is_public(path):
             # A browser on the dashboard or the API docs presents its token in the sign-in cookie instead of
             # a header; the REST API never takes the cookie (a cross-site form must not be able to act as the
@@ -71,8 +79,14 @@ class RequestGate:
             return
         chunks: list[bytes] = []
         total = 0
+        body_deadline = time.monotonic() + self.settings.body_timeout_s
         while True:
-            message = await receive()
+            try:  # a stalled or dripping upload holds nothing past the deadline
+                message = await asyncio.wait_for(receive(), max(0.0, body_deadline - time.monotonic()))
+            except TimeoutError:
+                await _answer(send, 408, f"the request body did not arrive within {self.settings.body_timeout_s:g} s "
+                              "(JARVIS_BODY_TIMEOUT_S)")
+                return
             if message["type"] == "http.disconnect":
                 return
             body = message.get("body", b"")
@@ -85,6 +99,11 @@ class RequestGate:
             if not message.get("more_body", False):
                 break
         whole = b"".join(chunks)
+        problem = _text_problem(whole, headers.get("content-type", ""))
+        if problem is not None:
+            await _answer(send, 422, [{"type": "invalid_text", "loc": ["body", problem[0][:200]],
+                                       "msg": f"text holds {problem[1]}: send valid Unicode without NUL characters"}])
+            return
         delivered = False
 
         async def replay() -> Message:
@@ -97,7 +116,18 @@ class RequestGate:
         await self.app(scope, replay, send)
 
 
-async def _answer(send: Send, status: int, detail: str, extra: dict[str, str] | None = None) -> None:
+def _text_problem(body: bytes, content_type: str) -> tuple[str, str] | None:
+    """(where, what) of a lone surrogate or NUL in a JSON body's strings, which no route could store or echo."""
+    if "json" not in content_type.lower() or b"\\u" not in body:  # both arrive only as \u escapes
+        return None
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None  # not JSON: the route's own validation says so
+    return json_text_problem(data)
+
+
+async def _answer(send: Send, status: int, detail: Any, extra: dict[str, str] | None = None) -> None:
     """A JSON error response sent straight from the gate."""
     payload = json.dumps({"detail": detail}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),

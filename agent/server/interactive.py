@@ -8,6 +8,7 @@ Sessions idle longer than `interactive_idle_s` expire and free their simulator.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -55,10 +56,20 @@ class Session:
     thread: ThreadPoolExecutor | None = None
     # A scored record that could not be stored yet (disk full): kept, and stored by the next answer/finish.
     pending: EpisodeRecord | None = None
+    thread_ident: int | None = None  # the simulator thread's id, once it has run something
+    programs: int = 0  # programs posted and not yet answered (queued on the session's thread or running)
+    closed: bool = False  # set when the session ends: programs still queued then answer 409 without running
+
+    def touch(self) -> None:
+        """Activity now: the idle clock restarts (requests, and programs as they start and end)."""
+        self.last_used = time.time()
 
     def on_thread(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run fn on this session's simulator thread and wait for it."""
+        """Run fn on this session's simulator thread and wait for it (at once when already on it: a program
+        running there may close the session, and waiting on its own thread would never end)."""
         assert self.thread is not None
+        if threading.get_ident() == self.thread_ident:
+            return fn(*args)
         return self.thread.submit(fn, *args).result()
 
 
@@ -74,6 +85,7 @@ class InteractiveSessions:
         # a session it does not hold from one that was lost.
         self._opening = 0
         self.holder = f"api-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self._programs_by_token: dict[str, int] = {}  # programs in flight per token, every session together
 
     # --- opening ---------------------------------------------------------------------------------
     def open(self, row: EpisodeRow, task: TaskSpec | QuestionItem, agent: AgentConfig, budget: Budget) -> dict[str, Any]:
@@ -126,6 +138,7 @@ class InteractiveSessions:
             first["task"]["workspace"] = workspace_mm(task.workspace)
             first["programs_url"] = f"/v1/episodes/{row.id}/programs"
             first["finish_url"] = f"/v1/episodes/{row.id}/finish"
+        session.touch()  # the idle clock starts once the episode is ready, not before its simulator loaded
         with self._lock:
             self.sessions[row.id] = session
         return first
@@ -152,9 +165,9 @@ class InteractiveSessions:
             raise HTTPException(409, f"episode {row.id} is {row.status}")
         with self._lock:
             session = self.sessions.get(row.id)
-        if session is None:
+        if session is None or session.closed:
             raise HTTPException(410, f"episode {row.id} is no longer held by this server (expired or restarted)")
-        session.last_used = time.time()
+        session.touch()
         return session
 
     # --- driving ---------------------------------------------------------------------------------
@@ -171,25 +184,63 @@ class InteractiveSessions:
             self._complete(session, record)
         return {"id": row.id, "status": record.status, "scores": record.scores, "details": record.score_details}
 
-    def run_program(self, row: EpisodeRow, code: str) -> dict[str, Any]:
-        """Run one program of an interactive assembly episode."""
+    async def run_program(self, row: EpisodeRow, code: str, token: str) -> dict[str, Any]:
+        """Run one program of an interactive assembly episode, without holding a request thread meanwhile.
+
+        The program queues on the session's own thread (one at a time, in order) and the request waits on
+        that future in the event loop: 45 sleeping programs take no server thread that another token's
+        requests need. A token has at most `max_programs_per_token` programs in flight (more: 429).
+        """
         session = self._session(row)
         if session.assembly is None:
             raise HTTPException(409, f"episode {row.id} is a question item: post an answer")
-        with session.lock:
-            self._check_budget(session)
-            progress = session.job.progress
-            assert progress is not None
-            progress.phase("executing", round=len(session.assembly.episode.rounds) + 1)
-            self.queue.interactive_progress(row.id, progress.snapshot())
+        limit = self.settings.max_programs_per_token
+        with self._lock:
+            if self._programs_by_token.get(token, 0) >= limit:
+                raise HTTPException(429, f"this token already has {limit} program(s) running or queued "
+                                    "(JARVIS_MAX_PROGRAMS_PER_TOKEN); wait for their answers",
+                                    headers={"Retry-After": "5"})
+            self._programs_by_token[token] = self._programs_by_token.get(token, 0) + 1
+            session.programs += 1
+        try:
+            assert session.thread is not None
             try:
-                result: dict[str, Any] = session.on_thread(session.assembly.run_program_public, code)
-            except SafetyNetTripped as exc:
-                self._fail_infrastructure(session, str(exc))
-            finally:
-                if progress.snapshot()["phase"] == "executing":  # the program did not come back: say so
-                    progress.phase("thinking")
-                self.queue.interactive_progress(row.id, progress.snapshot())
+                future = session.thread.submit(self._program_on_thread, session, row.id, code)
+            except RuntimeError:  # the session's thread was shut down: it closed between the check and now
+                raise HTTPException(409, f"episode {row.id} was closed (finished, cancelled or expired)") from None
+            result: dict[str, Any] = await asyncio.wrap_future(future)
+            return result
+        finally:
+            with self._lock:
+                self._programs_by_token[token] -= 1
+                if not self._programs_by_token[token]:
+                    del self._programs_by_token[token]
+                session.programs -= 1
+            session.touch()
+
+    def _program_on_thread(self, session: Session, episode_id: str, code: str) -> dict[str, Any]:
+        """One program, on the session's thread: the session is checked again now that it is this one's turn."""
+        session.thread_ident = threading.get_ident()
+        if session.closed:
+            raise HTTPException(409, f"episode {episode_id} was closed (finished, cancelled or expired) while "
+                                "this program waited its turn")
+        # No session.lock here: the session's single thread already orders programs and finish, and a finish
+        # request holding the lock while it waits for this thread would deadlock with it.
+        self._check_budget(session)
+        session.touch()
+        progress = session.job.progress
+        assert progress is not None
+        progress.phase("executing", round=len(session.assembly.episode.rounds) + 1)
+        self.queue.interactive_progress(episode_id, progress.snapshot())
+        try:
+            result: dict[str, Any] = session.assembly.run_program_public(code)
+        except SafetyNetTripped as exc:
+            self._fail_infrastructure(session, str(exc))
+        finally:
+            if progress.snapshot()["phase"] == "executing":  # the program did not come back: say so
+                progress.phase("thinking")
+            self.queue.interactive_progress(episode_id, progress.snapshot())
+            session.touch()
         return result
 
     def _fail_infrastructure(self, session: Session, message: str) -> None:
@@ -249,9 +300,11 @@ class InteractiveSessions:
             self.close(episode_id)
 
     def close(self, episode_id: str) -> None:
-        """Forget a session and free its simulator."""
+        """Forget a session and free its simulator (programs still queued answer 409 without running)."""
         with self._lock:
             session = self.sessions.pop(episode_id, None)
+            if session is not None:
+                session.closed = True
         if session is not None and session.assembly is not None:
             try:
                 session.on_thread(session.assembly.close)
@@ -262,8 +315,8 @@ class InteractiveSessions:
     def expire_idle(self) -> list[str]:
         """Close sessions idle too long; their episodes fail with the reason."""
         cutoff = time.time() - self.settings.interactive_idle_s
-        with self._lock:
-            stale = [sid for sid, s in self.sessions.items() if s.last_used < cutoff]
+        with self._lock:  # a session with a program running or queued is busy, not idle
+            stale = [sid for sid, s in self.sessions.items() if s.last_used < cutoff and not s.programs]
         for sid in stale:
             with self._lock:
                 pending = self.sessions[sid].pending if sid in self.sessions else None

@@ -20,6 +20,7 @@ _CEILINGS: tuple[tuple[str, str], ...] = (
     ("budget.program_wall_s", "max_program_wall_s"),
     ("budget.sim_s", "max_sim_s"),
     ("budget.images", "max_images"),
+    ("budget.record_bytes", "max_record_bytes"),
     ("agent.llm.timeout_s", "max_llm_timeout_s"),
     ("agent.llm.max_attempts", "max_llm_attempts"),
 )

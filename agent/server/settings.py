@@ -43,7 +43,10 @@ class ServerSettings(BaseModel):
     lease_s: float = Field(30.0, gt=0, description="A worker's claim on an episode expires without heartbeat.")
     heartbeat_s: float = Field(5.0, gt=0)
     max_attempts: int = Field(2, ge=1, description="Claims of an episode before it is failed as lost.")
-    interactive_idle_s: float = Field(600.0, gt=0, description="Idle interactive episodes expire after this.")
+    interactive_idle_s: float = Field(600.0, gt=0, description="Interactive episodes idle this long (no request, no "
+                                      "program running or queued) expire.")
+    max_programs_per_token: int = Field(4, ge=1, description="Interactive programs one token may have running or "
+                                        "queued at once, every episode together; one more is a 429.")
     max_interactive: int = Field(2, ge=0, description="Simulators reserved for interactive episodes at most.")
     trust_agent_options: bool = Field(
         False,
@@ -52,12 +55,22 @@ class ServerSettings(BaseModel):
         "server whose every token holder is trusted: llm.base_url + llm.api_key_env could send a key anywhere.",
     )
     max_body_bytes: int = Field(4 * 1024 * 1024, ge=1024, description="Largest request body; above it a 413.")
+    max_connections: int = Field(1_000, ge=8, description="Connections held at once (capped at the fd limit minus "
+                                 "64); one more evicts the connection idle longest (agent.server.serving).")
+    header_timeout_s: float = Field(10.0, gt=0, description="A connection's request headers must arrive within this "
+                                    "(first request and each keep-alive one), else it is closed.")
+    body_timeout_s: float = Field(30.0, gt=0, description="A request body must arrive whole within this; else 408.")
+    keep_alive_s: float = Field(5.0, gt=0, description="Idle keep-alive connections are closed after this.")
+    backlog: int = Field(256, ge=1, description="Connections the kernel queues before the server accepts them.")
+    log_repeat_s: float = Field(60.0, ge=0, description="A log line repeated within this is dropped and counted.")
     max_rounds: int = Field(20, ge=1, description="Largest budget.rounds a request may ask for.")
     max_skill_calls: int = Field(2_000, ge=1, description="Largest budget.skill_calls a request may ask for.")
     max_wall_s: float = Field(3_600.0, gt=0, allow_inf_nan=False, description="Largest budget.wall_s.")
     max_program_wall_s: float = Field(600.0, gt=0, allow_inf_nan=False, description="Largest budget.program_wall_s.")
     max_sim_s: float = Field(3_600.0, gt=0, allow_inf_nan=False, description="Largest budget.sim_s.")
     max_images: int = Field(1_000, ge=0, description="Largest budget.images (captured images, i.e. disk per episode).")
+    max_record_bytes: int = Field(64 * 1024 * 1024, ge=64 * 1024, description="Largest budget.record_bytes (bytes "
+                                  "of agent-made values one episode record keeps, so per-episode memory and disk).")
     max_llm_timeout_s: float = Field(600.0, gt=0, allow_inf_nan=False, description="Largest agent.llm.timeout_s.")
     max_llm_attempts: int = Field(8, ge=1, description="Largest agent.llm.max_attempts.")
     llm_endpoints: dict[str, str] = Field(

@@ -358,6 +358,8 @@ def parse_ldraw(text: str, file: str = "<string>", base_dir: Path | None = None,
     for src, dst in opts.colour_map.items():
         if dst not in (INHERIT, EDGE) and not is_known(dst):
             raise LDrawError(file, 0, f"colour map {src}={dst}: {dst} is not an LDraw colour code")
+    if "\x00" in text:  # no LDraw line holds one, and a part reference with one cannot name a file
+        raise LDrawError(file, text.count("\n", 0, text.index("\x00")) + 1, "the line holds a NUL character")
     files = split_mpd(text, file)
     main = next(iter(files))
     run = _Expansion(files, base_dir, opts, ColourResolver(parse_ldconfig(text), opts.unsupported != "fail"))

@@ -87,6 +87,8 @@ def block_title(lines: Lines) -> str | None:
 
 def safe_neighbour(base_dir: Path, ref: str) -> Path | None:
     """The file `ref` names inside the model's folder, or None; references escaping the folder are refused."""
+    if "\x00" in ref:  # no file name holds one; os calls would raise ValueError
+        return None
     rel = Path(ref.replace("\\", "/"))
     if rel.is_absolute() or ".." in rel.parts or rel.drive:
         return None

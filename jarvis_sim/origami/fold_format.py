@@ -157,7 +157,8 @@ def _crease_pattern(data: dict[str, Any]) -> CreasePattern:
     points = np.zeros((len(coords), 3))
     for i, c in enumerate(coords):
         if not isinstance(c, list) or len(c) not in (2, 3) or not all(_is_number(x) for x in c):
-            raise FoldFormatError("vertices_coords", i, f"expected [x, y] numbers, got {_show(c)}")
+            raise FoldFormatError("vertices_coords", i, f"expected [x, y] numbers (finite, magnitude at most "
+                                  f"{MAX_COORDINATE:g}), got {_show(c)}")
         points[i, : len(c)] = [float(x) for x in c]
     verts = _flat_coordinates(points, data.get("faces_vertices"))
     noise, noise_source = precision_of([float(x) for c in coords for x in c])
@@ -268,8 +269,16 @@ def _show(x: Any) -> str:
     return _REPR.repr(x)
 
 
+MAX_COORDINATE = 1e9  # far beyond any sheet's units; 1e308 would overflow the arrangement's arithmetic
+
+
 def _is_number(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(float(x))
+    """A finite number of usable magnitude (10**400 cannot even become a float: no OverflowError escapes)."""
+    if not isinstance(x, int | float) or isinstance(x, bool):
+        return False
+    if isinstance(x, int):
+        return abs(x) <= MAX_COORDINATE
+    return math.isfinite(x) and abs(x) <= MAX_COORDINATE
 
 
 def _flat_coordinates(points: NDArray[np.float64], faces_raw: Any) -> NDArray[np.float64]:

@@ -5,6 +5,8 @@ Each plays a script: a list whose items are answered in order, one per request:
 - `Reply(text, ...)` or a plain string: a successful answer with usage numbers;
 - `Fail(status, message, headers)`: an HTTP error in the provider's error format (429, 500, 400...);
 - `Stall(seconds, then)`: wait before answering (longer than the client timeout = a timeout);
+- `Drip(interval_s, then)`: send the whole answer, status line and headers included, one byte every
+  `interval_s` (no single read ever waits long: only a total deadline ends it);
 - a callable `f(body: dict) -> item`: decide from the request (e.g. answer the prompt's question).
 When the script runs out, `default` answers (a 500 naming the exhausted script, unless set).
 `latency_s` and `jitter_s` make every answer late, as real multimodal models are (10-60 s): each
@@ -57,7 +59,15 @@ class Stall:
     then: Reply | Fail | None = None
 
 
-ScriptItem = Reply | Fail | Stall | str | Callable[[dict[str, Any]], Any]
+@dataclass(frozen=True)
+class Drip:
+    """Answer with `then`, written one byte every `interval_s`, headers included."""
+
+    interval_s: float
+    then: Reply | None = None
+
+
+ScriptItem = Reply | Fail | Stall | Drip | str | Callable[[dict[str, Any]], Any]
 
 LATENCY_ENV = "JARVIS_FAKE_LLM_LATENCY"
 
@@ -106,6 +116,7 @@ class _FakeLLMServer:
         self._rng = random.Random(seed)
         self.delays: list[float] = []  # what each answered request waited, for assertions
         self.requests: list[ReceivedRequest] = []
+        self.dripping = 0  # answers being dripped right now
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -167,16 +178,16 @@ class _FakeLLMServer:
         raise NotImplementedError
 
     # --- request handling -------------------------------------------------------------------------
-    def _next_item(self, body: dict[str, Any]) -> Reply | Fail | Stall:
+    def _next_item(self, body: dict[str, Any]) -> Reply | Fail | Stall | Drip:
         with self._lock:
             item: Any = self.script.pop(0) if self.script else self.default
         if item is None:
             return Fail(500, "fake server script exhausted")
-        while callable(item) and not isinstance(item, Reply | Fail | Stall):
+        while callable(item) and not isinstance(item, Reply | Fail | Stall | Drip):
             item = item(body)
         if isinstance(item, str):
             return Reply(item)
-        if not isinstance(item, Reply | Fail | Stall):
+        if not isinstance(item, Reply | Fail | Stall | Drip):
             raise TypeError(f"bad script item {item!r}")
         return item
 
@@ -219,10 +230,31 @@ class _FakeLLMServer:
                 if isinstance(item, Stall):
                     server._stop.wait(item.seconds)
                     item = item.then if item.then is not None else Reply("late answer")
+                if isinstance(item, Drip):
+                    self._drip(item, server.success_body(item.then or Reply("dripped answer " * 40), body))
+                    return
                 if isinstance(item, Fail):
                     self._send(item.status, server.error_body(item.status, item.message), item.headers)
                 else:
                     self._send(200, server.success_body(item, body))
+
+            def _drip(self, item: Drip, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode("utf-8")
+                raw = (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                       + f"content-length: {len(data)}\r\n\r\n".encode() + data)
+                server.dripping += 1
+                try:
+                    for k in range(len(raw)):
+                        if server._stop.is_set():
+                            return
+                        self.wfile.write(raw[k:k + 1])
+                        self.wfile.flush()
+                        server._stop.wait(item.interval_s)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up: what a total deadline should make it do
+                finally:
+                    server.dripping -= 1
+                    self.close_connection = True
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode("utf-8")

@@ -200,6 +200,10 @@ def test_perception_ids_are_fresh_and_increasing(ctx: SkillContext) -> None:
         ("move_ee", (400.0, float("-inf"), 50.0), "y_mm"),
         ("place", ({"x_mm": 400.0, "y_mm": 0.0, "z_mm": 20.0, "yaw_deg": float("inf")},), "pose.yaw_deg"),
         ("place", ({"x_mm": float("nan"), "y_mm": 0.0, "z_mm": 20.0},), "pose.x_mm"),
+        # Finite but overflowing: 1e308 squared is inf, 10**400 cannot even become a float.
+        ("place", ({"x_mm": 1e308, "y_mm": 0.0, "z_mm": 20.0},), "pose.x_mm"),
+        ("placement", ("ground", "p1", 10**400, 0), "stud_x"),
+        ("move_ee", (400.0, 0.0, -1e300), "z_mm"),
     ],
 )
 def test_non_finite_arguments_are_refused_before_the_skill_runs(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Query
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse
 
 from agent.agents import agent_names
@@ -347,10 +348,14 @@ def cancel_episode(episode_id: str, queue: QueueDep, state: StateDep, token: Tok
 
 
 @router.post("/{episode_id}/programs")
-def submit_program(episode_id: str, body: ProgramSubmit, queue: QueueDep, state: StateDep, token: TokenDep) -> Any:
-    """Run the caller's program in the sandbox; returns feedback and the new observation."""
-    row = _own(queue, episode_id, token)
-    return state.interactive.run_program(row, body.code)
+async def submit_program(episode_id: str, body: ProgramSubmit, queue: QueueDep, state: StateDep,
+                         token: TokenDep) -> Any:
+    """Run the caller's program in the sandbox; returns feedback and the new observation.
+
+    Async: while the program runs (or waits for the episode's earlier ones) no server thread is held.
+    """
+    row = await run_in_threadpool(_own, queue, episode_id, token)
+    return await state.interactive.run_program(row, body.code, token)
 
 
 @router.post("/{episode_id}/answer")

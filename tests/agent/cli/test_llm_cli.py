@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,20 @@ def test_episode_command_assembly_with_garbage_answer(tmp_path: Path) -> None:
     record = read_run_dir(tmp_path).records[0]
     assert record.status == "done" and [r.outcome for r in record.rounds] == ["no_code"]
     assert record.agent["observation"] == "rgbd" and record.scores["completion"] == 0.0
+
+
+def test_a_dripping_model_ends_the_episode_within_twice_its_timeout(tmp_path: Path) -> None:
+    # One byte every 0.5 s: no read ever waits 10 s, so only the call's total deadline can end it.
+    from tests.fakes.llm_servers import Drip
+
+    with FakeOpenAIServer(default=Drip(0.5)) as server:
+        t0 = time.monotonic()
+        result = CliRunner().invoke(app, [
+            "episode", "--task", "quiz/2", "--agent", "llm", "--model", f"openai-compatible:{server.base_url}:fake",
+            "--llm-timeout-s", "10", "--out", str(tmp_path),
+        ])
+        took = time.monotonic() - t0
+    assert result.exit_code == 1, result.output  # a failed episode, with the reason
+    line = json.loads(result.output.strip().splitlines()[-1])
+    assert line["status"] == "failed" and "ProviderTimeoutError" in line["error"]
+    assert took < 20.0, took

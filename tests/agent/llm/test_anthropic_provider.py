@@ -12,6 +12,7 @@ from agent.llm import (
     ChatRequest,
     ImagePart,
     LLMConfig,
+    ProviderTimeoutError,
     RateLimitedError,
     RequestRejectedError,
     RetryPolicy,
@@ -68,22 +69,36 @@ def test_no_system_field_when_no_system_prompt(anthropic_server: FakeAnthropicSe
     assert "system" not in anthropic_server.requests[0].body
 
 
-def test_rate_limit_overload_and_timeout_are_retried(
+def test_rate_limit_and_overload_are_retried(
     anthropic_server: FakeAnthropicServer, sleep: RecordingSleep
 ) -> None:
-    anthropic_server.push(Fail(429, "rate limited", {"retry-after": "2"}), Fail(529, "overloaded"), Stall(5.0), "done")
+    # Timeouts are not retried here: timeout_s is the call's total deadline (tests/agent/llm/test_deadline.py).
+    anthropic_server.push(Fail(429, "rate limited", {"retry-after": "2"}), Fail(529, "overloaded"), "done")
     client = build_client(
         LLMConfig(
             model=MODEL,
             base_url=anthropic_server.base_url,
-            timeout_s=0.3,
+            timeout_s=30.0,
             retry=RetryPolicy(max_attempts=4, base_delay_s=0.01, max_delay_s=0.05),
         ),
         sleep=sleep,
     )
     response = client.chat(ChatRequest(messages=(ChatMessage.user("hello"),)))
-    assert response.text == "done" and response.attempts == 4
-    assert sleep.waits[0] == 2.0 and len(sleep.waits) == 3
+    assert response.text == "done" and response.attempts == 3
+    assert sleep.waits[0] == 2.0 and len(sleep.waits) == 2
+
+
+def test_a_stalled_answer_times_out_at_the_total_deadline(
+    anthropic_server: FakeAnthropicServer, sleep: RecordingSleep
+) -> None:
+    import anthropic  # noqa: F401  (imported before the clock starts: the first import alone can take 0.3 s)
+
+    anthropic_server.push(Stall(5.0), "never reached")
+    client = build_client(LLMConfig(model=MODEL, base_url=anthropic_server.base_url, timeout_s=0.3,
+                                    retry=RetryPolicy(max_attempts=4, base_delay_s=0.01)), sleep=sleep)
+    with pytest.raises(ProviderTimeoutError):
+        client.chat(ChatRequest(messages=(ChatMessage.user("hello"),)))
+    assert len(anthropic_server.requests) == 1 and sleep.waits == []
 
 
 def test_bad_request_is_not_retried(anthropic_server: FakeAnthropicServer, sleep: RecordingSleep) -> None:

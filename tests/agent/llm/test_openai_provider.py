@@ -139,15 +139,18 @@ def test_retry_after_beyond_the_cap_is_not_waited(openai_server: FakeOpenAIServe
     assert info.value.retry_after_s == 3600.0 and sleep.waits == []
 
 
-def test_timeout_is_retried(openai_server: FakeOpenAIServer, sleep: RecordingSleep) -> None:
+def test_timeout_is_not_retried_past_the_total_deadline(openai_server: FakeOpenAIServer, sleep: RecordingSleep) -> None:
+    # timeout_s bounds the whole call, retries included: a stalled attempt uses it up.
+    import openai  # noqa: F401  (imported before the clock starts: the first import alone can take 0.3 s)
+
     openai_server.push(Stall(5.0, Reply("too late")), "in time")
     client = build_client(
         LLMConfig(model="openai:gpt-4o", base_url=openai_server.base_url, timeout_s=0.3, retry=FAST_RETRY),
         sleep=sleep,
     )
-    response = client.chat(_request("hi"))
-    assert response.text == "in time" and response.attempts == 2
-    assert len(sleep.waits) == 1
+    with pytest.raises(ProviderTimeoutError):
+        client.chat(_request("hi"))
+    assert len(openai_server.requests) == 1 and sleep.waits == []
 
 
 def test_timeout_every_time_raises_timeout_error(openai_server: FakeOpenAIServer, sleep: RecordingSleep) -> None:

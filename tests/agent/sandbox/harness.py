@@ -7,7 +7,7 @@ import secrets
 import socket
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +40,7 @@ def fail() -> None:
     raise DemoFailure("this skill always fails")
 
 
-METHODS = {"ping": ping, "fail": fail}
+METHODS: dict[str, Callable[..., object]] = {"ping": ping, "fail": fail}
 
 
 # The layer expected to stop an attack with every layer on (`# layer:`), and for raw escapes the OS

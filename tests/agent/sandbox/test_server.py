@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -36,7 +37,7 @@ def broken() -> None:
     raise KeyError("oops")
 
 
-def _server(**kw: int) -> SkillServer:
+def _server(**kw: Any) -> SkillServer:
     return SkillServer({"place": place, "grasp": grasp, "broken": broken}, **kw)
 
 
@@ -102,3 +103,21 @@ def test_malformed_lines_are_faults() -> None:
         _server().handle_line(b"not json\n")
     with pytest.raises(SandboxFault):
         _server().handle_line(b'{"jsonrpc": "2.0", "id": "x", "method": "grasp"}\n')
+
+
+def test_an_oversized_call_is_refused_at_the_boundary_with_a_typed_error_naming_the_limit() -> None:
+    server = _server(max_argument_bytes=4096)
+    reply = _call(server, "grasp", {"brick": "b" * 100_000})
+    error = reply["error"]
+    assert isinstance(error, dict) and error["data"] == {"kind": "argument_too_large"}
+    assert "4096 bytes" in error["message"] and "max_argument_bytes" in error["message"]
+    (call,) = server.calls  # recorded, but as a marker: the server never holds the argument
+    assert call.error_kind == "argument_too_large" and len(json.dumps(call.args)) < 400
+
+
+def test_recorded_results_and_errors_are_bounded() -> None:
+    server = _server()
+    _call(server, "place", {"brick": "b1", "pose": {"x": 1, "y": 2}, "yaw": 0.0})
+    _call(server, "grasp", {"brick": "b" * 30_000})
+    assert len(json.dumps(server.calls[1].args)) < 400
+    assert server.calls[1].error is not None and len(server.calls[1].error) < 400

@@ -102,3 +102,10 @@ def test_wide_nesting_without_parts_is_bounded_by_lines() -> None:
     with pytest.raises(LDrawError) as err:
         parse_ldraw("\n".join(parts) + "\n", "bomb.mpd")
     assert f"more than {MAX_EXPANDED_LINES} lines" in err.value.reason
+
+
+def test_a_nul_in_a_part_reference_is_an_error_naming_its_line(tmp_path: Path) -> None:
+    text = "0 t\n" + OK + "1 4 0 -48 0 1 0 0 0 1 0 0 0 1 sub\x00.ldr\n"
+    with pytest.raises(LDrawError) as err:
+        parse_ldraw(text, "t.ldr", base_dir=tmp_path)
+    assert err.value.line == 3 and "NUL" in err.value.reason

@@ -145,3 +145,14 @@ def test_a_folded_state_is_not_a_crease_pattern() -> None:
     data = _as_3d(accordion_grid(2), lambda x, y: (x, y, x * y))
     with pytest.raises(FoldFormatError, match="do not lie in one plane"):
         from_fold(data)
+
+
+@pytest.mark.parametrize("x", [10**400, 1e308, -1e300])
+def test_a_coordinate_beyond_any_float_or_sheet_is_a_format_error(tmp_path: Path, x: float) -> None:
+    data = json.loads(dumps(accordion_grid(2)))
+    data["vertices_coords"][1][0] = x
+    path = tmp_path / "huge.fold"
+    path.write_text(json.dumps(data))
+    with pytest.raises(FoldFormatError) as err:
+        read_fold(path)
+    assert "vertices_coords" in str(err.value) and "magnitude" in str(err.value)
