@@ -9,7 +9,6 @@ tests run a whole build; the rest use programs that fail fast or only observe.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +20,8 @@ from agent.config import AgentConfig, Budget, LLMOptions
 from agent.episodes.job import EpisodeJob
 from agent.episodes.run import run_episode
 from jarvis_sim.backends.base import Backend
-from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.spec import TaskSpec
-from jarvis_sim.tasks.suites import load_suite
 from tests.fakes.llm_servers import (
     Fail,
     FakeAnthropicServer,
@@ -59,20 +56,6 @@ def api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fake keys: the providers refuse to run without one."""
     for name in ("OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.setenv(name, "sk-test-llm-agent")
-
-
-@pytest.fixture(scope="module")
-def backend() -> Iterator[Backend]:
-    """One simulator for the module's episodes (each episode reloads its task)."""
-    b = make_backend("mujoco")
-    yield b
-    b.close()
-
-
-@pytest.fixture(scope="module")
-def task() -> TaskSpec:
-    """The first jarvis-mini task."""
-    return load_suite("jarvis-mini")[0]
 
 
 def openai_model(server: FakeOpenAIServer) -> str:

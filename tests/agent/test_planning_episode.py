@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +22,10 @@ from agent.config import AgentConfig, Budget, LLMOptions
 from agent.episodes.job import EpisodeJob
 from agent.episodes.run import run_episode
 from jarvis_sim.backends.base import Backend
-from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.planning_family import planning_task_id
 from jarvis_sim.tasks.registry import load_task
 from jarvis_sim.tasks.spec import TaskSpec
-from jarvis_sim.tasks.suites import load_suite
 from tests.fakes.llm_servers import FakeAnthropicServer, FakeOpenAIServer, Reply, Stall
 from tests.fakes.sim_runtime import OneBackendRuntime
 
@@ -42,15 +39,9 @@ def api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="module")
-def backend() -> Iterator[Backend]:
-    b = make_backend("mujoco")
-    yield b
-    b.close()
-
-
-@pytest.fixture(scope="module")
-def lego() -> TaskSpec:
-    return load_suite("jarvis-mini")[0]
+def lego(task: TaskSpec) -> TaskSpec:
+    """The first jarvis-mini task."""
+    return task
 
 
 def _run(task_id: str, cfg: AgentConfig, out: Path, backend: Backend) -> EpisodeRecord:

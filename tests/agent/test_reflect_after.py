@@ -8,7 +8,6 @@ Every placement keeps its ground truth, which the effective-action analysis scor
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,10 +17,8 @@ from agent.config import AgentConfig, Budget, LLMOptions
 from agent.episodes.job import EpisodeJob
 from agent.episodes.run import run_episode
 from jarvis_sim.backends.base import Backend
-from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.records import EpisodeRecord
 from jarvis_sim.tasks.spec import TaskSpec
-from jarvis_sim.tasks.suites import load_suite
 from tests.fakes.llm_servers import FakeOpenAIServer, ScriptItem
 from tests.fakes.sim_runtime import OneBackendRuntime
 
@@ -31,19 +28,6 @@ FAST = LLMOptions(timeout_s=5.0, max_attempts=2, retry_base_delay_s=0.01)
 @pytest.fixture(autouse=True)
 def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-test-reflect-after")
-
-
-@pytest.fixture(scope="module")
-def backend() -> Iterator[Backend]:
-    b = make_backend("mujoco")
-    yield b
-    b.close()
-
-
-@pytest.fixture(scope="module")
-def task() -> TaskSpec:
-    """The first jarvis-mini task (two action bricks)."""
-    return load_suite("jarvis-mini")[0]
 
 
 def _run(task: TaskSpec, cfg: AgentConfig, out: Path, backend: Backend) -> EpisodeRecord:

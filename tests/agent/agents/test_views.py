@@ -18,32 +18,18 @@ from agent.episodes.assembly import AssemblyEpisode
 from agent.episodes.job import EpisodeJob
 from agent.episodes.planning import PlanningEpisode
 from jarvis_sim.backends.base import Backend
-from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.assembly import Assembly
 from jarvis_sim.lego.world_state import WorldState
 from jarvis_sim.records import TokenAccount
 from jarvis_sim.tasks.planning_family import planning_task_id
 from jarvis_sim.tasks.registry import load_task
 from jarvis_sim.tasks.spec import TaskSpec
-from jarvis_sim.tasks.suites import load_suite
 from skills.context import SkillContext
 
 # What only the harness and privileged agents may hold: the targets, the simulator, its ground truth, the
 # skill context (which reaches the backend) and the tally an agent must never be able to overwrite.
 GROUND_TRUTH = (TaskSpec, Assembly, Backend, WorldState, SkillContext, TokenAccount, AssemblyEpisode, PlanningEpisode)
 EXPECTED_PRIVILEGED = {"oracle", "careful_oracle", "scripted"}
-
-
-@pytest.fixture(scope="module")
-def backend() -> Iterator[Backend]:
-    b = make_backend("mujoco")
-    yield b
-    b.close()
-
-
-@pytest.fixture(scope="module")
-def task() -> TaskSpec:
-    return load_suite("jarvis-mini")[0]
 
 
 def _held(value: Any, path: str) -> Iterator[tuple[str, Any]]:
