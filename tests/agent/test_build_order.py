@@ -12,10 +12,11 @@ from jarvis_sim.tasks.spec import ActionBrick, ManualStep, TablePose, TaskSpec
 
 
 def cantilever_task() -> TaskSpec:
-    """On a baseplate, a 1x8 brick held by two studs at the end of a 2x4; step 1 puts a 1x2 on the 1x8's far end, step 2 a 1x2 on
-    that, step 3 a 1x2 on the 2x4 itself."""
-    initial = [make_brick("s0", "3001", 4, 0, 0, 0), make_brick("s1", "3008", 1, 2, 0, 3)]
-    targets = [make_brick("a0", "3004", 2, 8, 0, 6), make_brick("a1", "3004", 14, 8, 0, 9),
+    """On a baseplate, a 1x8 brick held by one stud at the end of a 2x4; step 1 puts a 1x2 on the 1x8's far end, step 2 a 1x2 on
+    that, step 3 a 1x2 on the 2x4 itself. (Held by two studs, as this task was before the clutch counted StableLego's
+    contact points, the far end now takes its 1 N press: one stud's pry capacity, ~13 mN m, does not.)"""
+    initial = [make_brick("s0", "3001", 4, 0, 0, 0), make_brick("s1", "3008", 1, 3, 0, 3)]
+    targets = [make_brick("a0", "3004", 2, 9, 0, 6), make_brick("a1", "3004", 14, 9, 0, 9),
                make_brick("a2", "3004", 15, 0, 1, 3)]
     return TaskSpec(
         id="crafted-cantilever", source_assembly="crafted", baseplate=True, initial=initial,
@@ -30,15 +31,15 @@ def test_a_press_that_would_break_the_structure_is_left_out_with_what_rests_on_i
     assert build_order(task, leave_out_unbuildable=True) == [(2, "a2", False), (None, "a0", False),
                                                              (None, "a1", False)]
     program = oracle_program(task, leave_out_unbuildable=True)
-    assert "(0, 1, 3, 0))" in program and "(8, 0, 6, 0)" not in program and "(8, 0, 9, 0)" not in program
-    assert "print('left out: a0 (green (2, 1) at 8, 0, level 6)')" in program
+    assert "(0, 1, 3, 0))" in program and "(9, 0, 6, 0)" not in program and "(9, 0, 9, 0)" not in program
+    assert "print('left out: a0 (green (2, 1) at 9, 0, level 6)')" in program
     assert build_order(task) == [(0, "a0", False), (1, "a1", False), (2, "a2", False)]
-    assert "(8, 0, 6, 0))" in oracle_program(task) and "left out" not in oracle_program(task)
+    assert "(9, 0, 6, 0))" in oracle_program(task) and "left out" not in oracle_program(task)
 
 
 def test_a_brick_pressed_over_the_supporting_stud_keeps_its_step() -> None:
     task = cantilever_task()
-    near_end = make_brick("a0", "3004", 2, 2, 0, 6)  # on the 1x8 right above its studs on the 2x4
+    near_end = make_brick("a0", "3004", 2, 3, 0, 6)  # on the 1x8, over its stud on the 2x4
     actions = [task.action_bricks[0].model_copy(update={"target": near_end}), *task.action_bricks[1:]]
     task = task.model_copy(update={"action_bricks": actions, "manual_steps": [
         ManualStep(index=0, brick_ids=["a0"]), ManualStep(index=1, brick_ids=["a2"])]})

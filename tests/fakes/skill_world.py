@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from skills.errors import AlreadyHolding, NothingHeld, UnknownBrick
+from skills.errors import AlreadyHolding, InvalidArgument, NothingHeld, UnknownBrick
 from skills.libraries import library
 from skills.types import BrickDescriptor, GraspPlan, JointState, PickResult, Placement, PlaceResult, Pose
 
@@ -49,6 +49,7 @@ class SkillWorld:
         self.held: str | None = None
         self.ee = Pose(x_mm=300.0, y_mm=0.0, z_mm=400.0)
         self.gripper_mm = 80.0
+        self.joints = [0.0, -0.3, 0.0, -2.2, 0.0, 1.9, 0.8]
         self.images = 0
 
     # --- the skills, by name -------------------------------------------------------------------
@@ -123,7 +124,13 @@ class SkillWorld:
         return self._release(Pose(x_mm=420.0, y_mm=240.0, z_mm=BRICK_MM))
 
     def get_joint_state(self) -> JointState:
-        return JointState(positions_rad=[0.0, -0.3, 0.0, -2.2, 0.0, 1.9, 0.8], gripper_opening_mm=self.gripper_mm)
+        return JointState(positions_rad=list(self.joints), gripper_opening_mm=self.gripper_mm)
+
+    def move_joints_to(self, positions_rad: list[float]) -> JointState:
+        if len(positions_rad) != 7:
+            raise InvalidArgument(f"positions_rad must be 7 finite angles in rad, got {positions_rad!r}")
+        self.joints = [float(v) for v in positions_rad]
+        return self.get_joint_state()
 
     def get_ee_pose(self) -> Pose:
         return self.ee
@@ -134,6 +141,7 @@ class SkillWorld:
 
     def open_gripper(self) -> float:
         self.gripper_mm = 80.0
+        self.joints = [0.0, -0.3, 0.0, -2.2, 0.0, 1.9, 0.8]
         return self.gripper_mm
 
     def close_gripper(self) -> float:

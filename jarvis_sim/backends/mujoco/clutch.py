@@ -48,9 +48,6 @@ from jarvis_sim.lego.catalog import part
 GROUND = "ground"
 
 
-# The statics' bound per engaged stud (jarvis_sim/lego/statics.py bounds each stud, not each point): the three
-# contact points under a 2-wide brick (clutch_model). The backend judges connections on their contact points.
-STUD_CLUTCH_N = clutch_model.POINTS_PER_STUD_WIDE * clutch_model.CONTACT_POINT_CLUTCH_N
 # The stud lead-in: the rounded top edge of a stud and the chamfered mouth of the tube and walls it enters,
 # about 0.25 mm each on LEGO's part drawings (no published tolerance; an estimate). A footprint corner landing
 # farther than this from its seat puts a stud on a tube's rim or a wall top instead of sliding it in. For a

@@ -11,7 +11,6 @@ import scipy.sparse.linalg
 
 from jarvis_sim.backends.mujoco.clutch import (
     GROUND,
-    STUD_CLUTCH_N,
     capacity_of,
     utilisation,
 )
@@ -226,7 +225,7 @@ class ClutchLoads(MujocoCore):
                 f = load_scale * (on_second if side[i, 1] >= 0 else -on_second)
                 loads[a, :3] += f
                 loads[a, 3:] += np.cross(d.contact.pos[i] - centre, f)
-        return admissible(joints, loads, centre, STUD_CLUTCH_N)
+        return admissible(joints, loads, centre, self.config.contact_point_clutch_n)
 
     def _externally_loaded_clusters(self) -> set[int]:
         """Welded clusters touched this step by something outside them: the robot, a loose brick, another cluster.

@@ -53,7 +53,11 @@ class ClutchWelds(MujocoCore):
         origin = self._task().workspace.lattice_origin
         cap = capacity_of(seat.cells(), cells, origin, float(pos[2]), self.config.contact_point_clutch_n)
         lower = GROUND_INDEX if support == GROUND else self._brick_index[support]
-        self._joint_plane[eq] = joint_on_cells(self._brick_index[brick], lower, cells, origin, float(pos[2]))
+        # The brick's own footprint decides 3 or 4 contact points a stud; the support bears on the engaged region's
+        # rim, the lever clutch_model's prying capacity uses (and Funes' joints measure), so that the whole-structure
+        # check and each joint's capacity judge a connection alike.
+        self._joint_plane[eq] = joint_on_cells(self._brick_index[brick], lower, cells, origin, float(pos[2]),
+                                               footprint=seat.cells(), bear_on_points=False)
         self._capacity[eq] = (cap.studs, cap.pull_n, cap.moment_x_nm, cap.moment_y_nm, *(pos - np.asarray(cap.centre)),
                               cap.half_x_m, cap.half_y_m)
         self._partner[eq] = support
