@@ -45,7 +45,7 @@ from scipy.spatial.transform import Rotation
 from jarvis_sim.backends.base import Backend
 from jarvis_sim.backends.registry import make_backend
 from jarvis_sim.lego.world_state import WorldState
-from jarvis_sim.registry import Registry
+from jarvis_sim.registry import Registry, UnknownName
 from jarvis_sim.tasks.spec import TaskSpec
 from jarvis_sim.tasks.variation import seeded_scene
 
@@ -68,7 +68,10 @@ def _resolve_scorer(scorer: Scorer | str) -> Scorer:
     if callable(scorer):
         return scorer
     if ":" not in scorer:
-        return PROGRESS_SCORERS.get(scorer)
+        try:
+            return PROGRESS_SCORERS.get(scorer)
+        except UnknownName as exc:
+            raise ValueError(f"{ENV_ID}: scorer {scorer!r}: {exc}; or give a callable or 'module:function'") from None
     module, _, name = scorer.partition(":")
     if not module or not name:
         raise ValueError(f"{ENV_ID}: scorer {scorer!r} must be a callable or 'module:function'")
