@@ -103,7 +103,9 @@ def test_wheel_installed_elsewhere_runs_the_main_job_and_a_benchmark(tmp_path: P
     jarvis = str(py.parent / "jarvis")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "JARVIS_ASSETS", "VIRTUAL_ENV")}
+    # a fresh user: none of the test session's settings (tests/agent/server/test_fuzz.py sets JARVIS_PLUGINS to a
+    # module of the checkout's tests, which an install elsewhere cannot import)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "JARVIS_ASSETS", "VIRTUAL_ENV", "JARVIS_PLUGINS")}
     env["JARVIS_CACHE_DIR"] = str(tmp_path / "cache")
     env.setdefault("MUJOCO_GL", "osmesa")
     env.setdefault("PYOPENGL_PLATFORM", "osmesa")

@@ -25,7 +25,6 @@ from skills.errors import (
     InvalidArgument,
     NotGraspable,
     NothingHeld,
-    PathBlocked,
     PlacementFailed,
     PlacementOccupied,
     SkillError,
@@ -338,16 +337,21 @@ def test_place_regrasps_when_neighbours_block_the_fingers(open_session: Callable
     assert names[-1] == "place_at" and all(c.ok for c in s.ctx.calls)
 
 
-def test_place_with_no_room_for_the_fingers_is_path_blocked(open_session: Callable[[TaskSpec], Session]) -> None:
-    """Neighbours on all four sides: neither grip fits; the brick stays in the hand, nothing moved."""
+def test_place_with_no_room_for_the_fingers_sets_the_brick_down_and_pushes_it_home(
+        open_session: Callable[[TaskSpec], Session]) -> None:
+    """Neighbours on all four sides: neither grip fits between them, so the brick is let go just above its studs and
+    pushed home with the closed fingers over its own footprint (skills/library/push.py); it seats and its
+    neighbours stay where they were. (Before set-and-push this placement ended `path_blocked`.)"""
     initial = [make_brick("s000", "3001", 1, 4, 2, 0), make_brick("s001", "3001", 1, 4, 6, 0),
                make_brick("s002", "3001", 1, 0, 4, 0), make_brick("s003", "3001", 1, 8, 4, 0)]
     actions = [ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "3001", 4, 4, 4, 0))]
     s = open_session(crafted("boxed-in", initial, actions, baseplate=True))
+    before = {b.id: np.array(b.position) for b in s.backend.world_state().bricks if b.id.startswith("s")}
     s["pick"](s.seen_as(s.look(), "a00")["id"])
-    with pytest.raises(PathBlocked, match="no room beside"):
-        s["place_at"](4, 4, 0)
-    assert s.backend.held_brick() == "a00" and s.ctx.held is not None
+    s["place_at"](4, 4, 0)
+    state = {b.id: b for b in s.backend.world_state().bricks}
+    assert s.backend.held_brick() is None and state["a00"].connected_to, state["a00"]
+    assert all(np.linalg.norm(np.array(state[k].position) - p) < 0.001 for k, p in before.items())
 
 
 def test_a_generic_program_driving_through_the_structure_stops_with_collision(
