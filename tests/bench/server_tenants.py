@@ -193,7 +193,9 @@ def vm_hwm_mb(pid: int) -> float:
 def bench_hostile(tmp: Path, duration_s: float, sleepers: int, sleep_s: float, idle: int, drips: int,
                   big_calls: int, big_mb: float, program_every: int, pause_s: float) -> None:
     """Token A's latencies without, then with, token B's hostile load; one server, one run."""
-    env = {"JARVIS_API_TOKEN": f"{NORMAL},{HOSTILE}", "JARVIS_MAX_INTERACTIVE": "3", "JARVIS_WORKERS": "0"}
+    env = {"JARVIS_API_TOKEN": f"{NORMAL},{HOSTILE}", "JARVIS_MAX_INTERACTIVE": "3", "JARVIS_WORKERS": "0",
+           "JARVIS_MAX_ROUNDS": "100"}
+    (tmp / "hostile").mkdir()
     with live_server(tmp / "hostile", env, startup_s=300) as server, \
             httpx.Client(base_url=server.url, timeout=60, headers={"Authorization": f"Bearer {NORMAL}"}) as client:
         normal = open_episode(client, NORMAL)
@@ -317,9 +319,10 @@ def _queued_episode(client: httpx.Client, tmp: Path, code: str, label: str) -> d
 
 def bench_rss(tmp: Path, big_calls: int, big_mb: float) -> None:
     """Peak RSS of the API process, its worker and the sandbox children: plain episode vs oversized arguments."""
-    env = {"JARVIS_API_TOKEN": NORMAL, "JARVIS_MAX_INTERACTIVE": "1", "JARVIS_WORKERS": "1",
+    env = {"JARVIS_API_TOKEN": NORMAL, "JARVIS_MAX_INTERACTIVE": "1", "JARVIS_WORKERS": "1", "JARVIS_MAX_ROUNDS": "100",
            "JARVIS_TRUST_AGENT_OPTIONS": "1", "JARVIS_INLINE_AGENTS": ""}
     budget = Budget().record_bytes
+    (tmp / "rss").mkdir()
     big = big_arguments(big_calls, big_mb)
     with live_server(tmp / "rss", env, startup_s=300) as server, \
             httpx.Client(base_url=server.url, timeout=60, headers={"Authorization": f"Bearer {NORMAL}"}) as client:
