@@ -148,6 +148,7 @@ async def _hostile(url: str, eids: list[str], duration_s: float, sleepers: int, 
 
         async def sleeper() -> None:
             code = f"import time\ntime.sleep({sleep_s})\n"
+            await asyncio.sleep(1.0)  # the oversized program has its slot of the token's limit first
             while time.perf_counter() < stop_at:
                 try:
                     r = await client.post(f"/v1/episodes/{eids[0]}/programs", json={"code": code})
@@ -159,7 +160,6 @@ async def _hostile(url: str, eids: list[str], duration_s: float, sleepers: int, 
                     await asyncio.sleep(0.5)  # a hostile client ignores Retry-After
 
         async def oversized() -> None:
-            await asyncio.sleep(2.0)  # the sleepers are in first
             t0 = time.perf_counter()
             r = await client.post(f"/v1/episodes/{eids[1]}/programs", json={"code": big_arguments(big_calls, big_mb)})
             body = r.json() if r.status_code == 200 else {}
@@ -246,7 +246,7 @@ class ProcessTree:
 
     def __init__(self, root: int):
         self.root = root
-        self.peaks: dict[int, tuple[str, float]] = {}  # pid -> (role, peak MB)
+        self.peaks: dict[int, tuple[str, float, float]] = {}  # pid -> (role, peak MB, when last seen)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -258,6 +258,9 @@ class ProcessTree:
                 with contextlib.suppress(OSError, IndexError, ValueError):
                     parents[int(entry.name)] = int(Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()[1])
         found: dict[int, str] = {}
+        commands: dict[int, bytes] = {}
+        with contextlib.suppress(OSError):
+            commands[self.root] = Path(f"/proc/{self.root}/cmdline").read_bytes()
         frontier = [self.root]
         while frontier:
             parent = frontier.pop()
@@ -267,9 +270,12 @@ class ProcessTree:
                         cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
                     except OSError:
                         continue
+                    frontier.append(pid)
+                    if cmd == commands.get(parent):  # forked, not yet exec'd: it still shows its parent's peak
+                        continue
+                    commands[pid] = cmd
                     found[pid] = "worker" if b"spawn_main" in cmd else "other" if b"resource_tracker" in cmd \
                         else "sandbox"
-                    frontier.append(pid)
         return found
 
     def _run(self) -> None:
@@ -277,12 +283,11 @@ class ProcessTree:
             for pid, role in self._descendants().items():
                 mb = vm_hwm_mb(pid)
                 if mb:
-                    self.peaks[pid] = (role, max(mb, self.peaks.get(pid, (role, 0.0))[1]))
+                    self.peaks[pid] = (role, max(mb, self.peaks.get(pid, (role, 0.0, 0.0))[1]), time.monotonic())
 
-    def peak(self, role: str, since: set[int] | None = None) -> float:
-        """The highest peak of a role's processes (those not in `since`, when given)."""
-        return max((mb for pid, (r, mb) in self.peaks.items() if r == role and (since is None or pid not in since)),
-                   default=0.0)
+    def peak(self, role: str, since: float = 0.0) -> float:
+        """The highest peak of a role's processes alive at some sample since `since` (time.monotonic())."""
+        return max((mb for r, mb, seen in self.peaks.values() if r == role and seen >= since), default=0.0)
 
     def stop(self) -> None:
         self._stop.set()
@@ -331,17 +336,17 @@ def bench_rss(tmp: Path, big_calls: int, big_mb: float) -> None:
             _wait_worker(client)
             rows: dict[str, dict[str, Any]] = {}
             for label, code in (("plain", PLAIN), ("oversized", big)):
-                seen = set(tree.peaks)
+                since = time.monotonic()
                 episode = _interactive_episode(client, code)
                 time.sleep(0.2)
                 rows[f"api_{label}"] = {**episode, "api_peak_mb": round(vm_hwm_mb(server.proc.pid)),
-                                        "sandbox_peak_mb": round(tree.peak("sandbox", seen))}
+                                        "sandbox_peak_mb": round(tree.peak("sandbox", since))}
             for label, code in (("plain", PLAIN), ("oversized", big)):
-                seen = set(tree.peaks)
+                since = time.monotonic()
                 episode = _queued_episode(client, tmp, code, label)
                 time.sleep(0.2)
                 rows[f"worker_{label}"] = {**episode, "worker_peak_mb": round(tree.peak("worker")),
-                                           "sandbox_peak_mb": round(tree.peak("sandbox", seen))}
+                                           "sandbox_peak_mb": round(tree.peak("sandbox", since))}
         finally:
             tree.stop()
     for where, key in (("api", "api_peak_mb"), ("worker", "worker_peak_mb")):
