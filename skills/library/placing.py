@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from jarvis_sim.gripper import GRIPPER_MAX_OPENING_M
+from jarvis_sim.gripper import GRIPPER_MAX_OPENING_M, PICK_OPENING_MIN_MM, opening_fits
 from jarvis_sim.lego.assembly import LATTICE_LIMIT
 from skills.context import SkillContext
 from skills.errors import (
@@ -137,8 +137,16 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
             base = _gripper_yaw(ctx, pose.yaw_deg)
             if ctx.held_offset_mm or _finger_blockers(ctx, pose, held, base, _grip_span_mm(held, ctx.held_across_long),
                                                       release_opening_mm=0.0):
-                return _set_and_push(ctx, pose, tolerance_mm, blocked)
-            gripper_yaw, slide_off = base, True
+                high = _high_grip_side(ctx, pose, held)
+                if high is None:
+                    return _set_and_push(ctx, pose, tolerance_mm, blocked)
+                # Gripped by its top, the pads stay above the neighbours' studs: the brick is pressed home held,
+                # never dropped (a 1x2 dropped onto one supporting stud's top tips off it: v7-00011-random_stack/007).
+                _set_down_and_regrip(ctx, "gripped by its top", across_long=high[0],
+                                     tips_below_top_mm=HIGH_GRIP_TIPS_MM)
+                gripper_yaw, slide_off = _gripper_yaw(ctx, pose.yaw_deg), high[1]
+            else:
+                gripper_yaw, slide_off = base, True
     hand_yaw = None
     if press_at is not None:
         hand_yaw = _grip_to_press_at(ctx, pose, gripper_yaw, press_at)
@@ -235,14 +243,8 @@ def _set_and_push(ctx: SkillContext, pose: Pose, tolerance_mm: float, blocked: P
         raise blocked
     if lift > HIGH_GRIP_TIPS_MM + STUD_MM and held.height != "plate":
         # Gripped low, it would drop from high and land turned, out of the studs' lead-in: grip it by its top instead.
-        across_long = ctx.held_across_long
-        put = put_down(ctx)
-        go_home(ctx)
-        again = _find_near(ctx, held, put.pose)
-        if again is None:
-            raise PlacementFailed(f"{put.brick}, set down to be gripped by its top, is no longer near "
-                                  f"({put.pose.x_mm:.1f}, {put.pose.y_mm:.1f}) mm; observe() to find it")
-        _pick(ctx, again.id, across_long=across_long, tips_below_top_mm=HIGH_GRIP_TIPS_MM)
+        _set_down_and_regrip(ctx, "gripped by its top", across_long=ctx.held_across_long,
+                             tips_below_top_mm=HIGH_GRIP_TIPS_MM)
         held = ctx.held_descriptor
         assert held is not None and ctx.held is not None
         exclude.clear()
@@ -321,6 +323,42 @@ def put_down(ctx: SkillContext) -> PlaceResult:
     return _place(ctx, pose, PUT_DOWN_TOLERANCE_MM)  # no studs there: where it lands flat is fine
 
 
+def _high_grip_side(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tuple[bool, bool] | None:
+    """A grip by the held brick's top (tips HIGH_GRIP_TIPS_MM below it) that keeps every part of the hand clear of the
+    neighbours' studs while it presses the brick home: (across its long side, whether the pads must slide up off it
+    before they open, having no room to open beside it); one that can open in place first. None when no such grip
+    exists, or for a plate (too thin to be held by less than its height)."""
+    if held.height == "plate":
+        return None
+    # The tips' lowest point is PRESS_BELOW_SEAT_MM below the seat; the neighbours' studs stand STUD_MM above their tops.
+    tips_z = pose.z_mm - HIGH_GRIP_TIPS_MM - PRESS_BELOW_SEAT_MM - STUD_MM
+    base = _gripper_yaw(ctx, pose.yaw_deg) - (math.pi / 2 if ctx.held_across_long else 0.0)  # fingers across short
+    exclude = {ctx.held} if ctx.held else set()
+    for release_mm, slide_off in ((RELEASE_OPENING_MM, False), (0.0, True)):
+        for across_long in (ctx.held_across_long, not ctx.held_across_long):
+            span = _grip_span_mm(held, across_long)
+            if not opening_fits(span + 2 * PICK_OPENING_MIN_MM):
+                continue
+            yaw = base + (math.pi / 2 if across_long else 0.0)
+            if not _hand_blockers(ctx, pose.x_mm, pose.y_mm, yaw, (span, span + release_mm), tips_z, exclude):
+                return across_long, slide_off
+    return None
+
+
+def _set_down_and_regrip(ctx: SkillContext, how: str, across_long: bool, offset_mm: float = 0.0,
+                         tips_below_top_mm: float | None = None) -> None:
+    """Put the held brick down in the staging area and pick it again another way (`how`, for the error message)."""
+    held = ctx.held_descriptor
+    assert held is not None
+    put = put_down(ctx)
+    go_home(ctx)  # out of the camera's view: the hand beside the brick hides half of it
+    again = _find_near(ctx, held, put.pose)
+    if again is None:
+        raise PlacementFailed(f"{put.brick}, set down to be {how}, is no longer near "
+                              f"({put.pose.x_mm:.1f}, {put.pose.y_mm:.1f}) mm; observe() to find it")
+    _pick(ctx, again.id, across_long=across_long, offset_mm=offset_mm, tips_below_top_mm=tips_below_top_mm)
+
+
 def _free_gripper_yaw(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> float | None:
     """Gripper yaw for the placement whose finger pads have room beside the brick at the target, or None.
 
@@ -351,13 +389,7 @@ def _regrasp_for(ctx: SkillContext, pose: Pose) -> float:
             f"{', '.join(sorted(set(blockers)))} stand(s) where they must pass. Place this brick before its "
             "neighbours, or put_down() and choose another target."
         )
-    put = put_down(ctx)
-    go_home(ctx)  # out of the camera's view: the hand beside the brick hides half of it
-    again = _find_near(ctx, held, put.pose)
-    if again is None:
-        raise PlacementFailed(f"{put.brick}, set down to be gripped the other way, is no longer near "
-                              f"({put.pose.x_mm:.1f}, {put.pose.y_mm:.1f}) mm; observe() to find it")
-    _pick(ctx, again.id, across_long=turned)
+    _set_down_and_regrip(ctx, "gripped the other way", across_long=turned)
     return _gripper_yaw(ctx, pose.yaw_deg)
 
 
@@ -382,14 +414,7 @@ def _grip_to_press_at(ctx: SkillContext, pose: Pose, gripper_yaw: float, press_a
     above = _pad_target(ctx, tool.x_mm, tool.y_mm, pose.z_mm + APPROACH_HEIGHT_MM)
     preferred = _hand_yaw(ctx, above, gripper_yaw)
     offset_mm = -t * math.cos(preferred - gripper_yaw)
-    across_long = ctx.held_across_long
-    put = put_down(ctx)
-    go_home(ctx)  # out of the camera's view: the hand beside the brick hides half of it
-    again = _find_near(ctx, held, put.pose)
-    if again is None:
-        raise PlacementFailed(f"{put.brick}, set down to be gripped off its centre, is no longer near "
-                              f"({put.pose.x_mm:.1f}, {put.pose.y_mm:.1f}) mm; observe() to find it")
-    _pick(ctx, again.id, across_long=across_long, offset_mm=offset_mm)
+    _set_down_and_regrip(ctx, "gripped off its centre", across_long=ctx.held_across_long, offset_mm=offset_mm)
     return _yaw_pressing_at(ctx, pose, tool)
 
 
