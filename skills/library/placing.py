@@ -27,7 +27,14 @@ from skills.geometry import (
 from skills.hand import PAD
 from skills.library.common import go_home, wait_gripper
 from skills.library.picking import _pick
-from skills.library.push import STUD_MM, push_yaw, release_lift_mm, set_and_push
+from skills.library.push import (
+    PUSH_MARGIN_N,
+    PUSH_N_PER_STUD,
+    STUD_MM,
+    push_yaw,
+    release_lift_mm,
+    set_and_push,
+)
 from skills.library.task import (
     APPROACH_HEIGHT_MM,
     FINGERTIP_BELOW_TCP_MM,
@@ -36,7 +43,7 @@ from skills.library.task import (
     PAD_FRICTION_ASSUMED,
     PRESS_BELOW_SEAT_MM,
     PRESS_MARGIN_N,
-    PRESS_N_PER_STUD,
+    PRESS_N_PER_CONNECTION,
     PRESS_OFFSET_MIN_MM,
     PUT_DOWN_TOLERANCE_MM,
     RELEASE_EASE_S,
@@ -69,7 +76,7 @@ def place(ctx: SkillContext, pose: Pose, press_supported: bool = False) -> Place
     """Place the held brick so that its top-face centre ends at `pose` (mm) with yaw `pose.yaw_deg`.
 
     Use placement(...) to compute a pose on studs. Moves above the target, descends vertically,
-    presses the brick onto the studs (about 1 N per stud), releases, retreats and checks that the
+    presses the brick onto the studs (about 1 N for each brick it stands on), releases, retreats and checks that the
     brick is seated: it seats only when it comes down within a fraction of a millimetre of the studs. When bricks
     beside the target leave the fingers no room, the brick is first set down and gripped across its other
     side; when neither side has room to open the fingers (flush between bricks of its own level), it is pressed
@@ -92,12 +99,22 @@ def place(ctx: SkillContext, pose: Pose, press_supported: bool = False) -> Place
 def _supported_centre(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tuple[float, float] | None:
     """The middle (x, y mm) of the held brick's studs, placed at `pose`, that stand over a perceived brick whose top is
     the placed brick's bottom; None when none does (on the ground every stud is supported: its centre)."""
+    taken = [stud for studs in _supports_under(ctx, pose, held).values() for stud in studs]
+    if not taken:
+        return None
+    x, y = np.mean(taken, axis=0)
+    return float(x), float(y)
+
+
+def _supports_under(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> dict[str, list[np.ndarray]]:
+    """The perceived bricks whose top is the bottom of the held brick placed at `pose`, each with the held brick's
+    studs (x, y mm) that stand over it."""
     bottom = pose.z_mm - height_mm(height_kind(held))
     supports = [d for pid, d in ctx.perceived.descriptors.items()
                 if pid != ctx.held and abs(d.top_z_mm - bottom) < 1.0]
     yaw = math.radians(pose.yaw_deg)
     along, across = np.array([math.cos(yaw), math.sin(yaw)]), np.array([-math.sin(yaw), math.cos(yaw)])
-    taken = []
+    out: dict[str, list[np.ndarray]] = {}
     for i in range(held.size[0]):
         for j in range(held.size[1]):
             stud = (np.array([pose.x_mm, pose.y_mm]) + ((i - (held.size[0] - 1) / 2) * along
@@ -107,12 +124,16 @@ def _supported_centre(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> t
                 rel = stud - (d.x_mm, d.y_mm)
                 if (abs(rel @ (math.cos(dyaw), math.sin(dyaw))) < d.size[0] * PITCH_MM / 2
                         and abs(rel @ (-math.sin(dyaw), math.cos(dyaw))) < d.size[1] * PITCH_MM / 2):
-                    taken.append(stud)
+                    out.setdefault(d.id, []).append(stud)
                     break
-    if not taken:
-        return None
-    x, y = np.mean(taken, axis=0)
-    return float(x), float(y)
+    return out
+
+
+def _seat_press_n(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> float:
+    """The press that seats the held brick at `pose`: PRESS_N_PER_CONNECTION for each perceived brick it stands on (the
+    ground or baseplate is one), and the margin; never more than the press bound."""
+    connections = max(1, len(_supports_under(ctx, pose, held)))
+    return min(PRESS_N_PER_CONNECTION * connections + PRESS_MARGIN_N, PRESS_MAX_N)
 
 
 def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
@@ -168,7 +189,7 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
     _settle(ctx, near)
     # phase: press. The brick lands on the stud tops and seats only when pressed down within the studs' lead-in
     # (a fraction of a millimetre); the grip is tightened first so the brick does not slip up between the pads.
-    press_n = min(PRESS_N_PER_STUD * held.size[0] * held.size[1] + PRESS_MARGIN_N, PRESS_MAX_N)
+    press_n = _seat_press_n(ctx, pose, held)
     ctx.backend.set_gripper(closed=True, force_n=max(GRIP_FORCE_N, press_n / (2 * PAD_FRICTION_ASSUMED)))
     # A brick that gives has snapped in and is pulled down into its seat: the press squeeze is eased at once, so it
     # slides the last fraction of a millimetre between the pads instead of hanging the arm on the clutch (a 2x6
@@ -253,7 +274,7 @@ def _set_and_push(ctx: SkillContext, pose: Pose, tolerance_mm: float, blocked: P
         lift = release_lift_mm(hits, yaw, (span, span + RELEASE_OPENING_MM), tcp_seat_mm - FINGERTIP_BELOW_TCP_MM)
         if lift is None:
             raise blocked
-    press_n = min(PRESS_N_PER_STUD * held.size[0] * held.size[1] + PRESS_MARGIN_N, PRESS_MAX_N)
+    press_n = min(PUSH_N_PER_STUD * held.size[0] * held.size[1] + PUSH_MARGIN_N, PRESS_MAX_N)
     above = _pad_target(ctx, pose.x_mm, pose.y_mm, tcp_seat_mm + APPROACH_HEIGHT_MM)
     _transfer(ctx, above, top_down_quaternion(_hand_yaw(ctx, above, yaw)), check_collisions=False)
     set_and_push(ctx, _pad_target(ctx, pose.x_mm, pose.y_mm, tcp_seat_mm), yaw, lift, span + RELEASE_OPENING_MM,

@@ -25,6 +25,12 @@ LIFT_STEP_MM = 0.5
 LIFT_MAX_MM = 15.0  # a brick dropped from higher than this lands anywhere: not a placement
 PUSH_BELOW_TOP_MM = 1.0  # the push's lowest point below the seated brick's stud tops (it stops on the give first)
 SETTLE_S = 0.3
+# The push, by the closed pads on a brick let go onto its supports' stud tops, is sized by the brick's studs (1 N each,
+# 2 N more), not by its connections as a held press is: a brick dropped there rests up to half a millimetre off its
+# seat, and the press must also slide it over the lead-in into the capture region (a 2x2 plate on one support,
+# pushed with 1.5 N, stayed on the stud tops 0.4 mm off: jarvis-v1 v7-00349-vehicle/012 b033).
+PUSH_N_PER_STUD = 1.0
+PUSH_MARGIN_N = 2.0
 
 Blocked = Callable[[float, tuple[float, ...], float], list[str]]  # (gripper yaw, openings mm, tips z mm) -> ids
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from jarvis_sim.gripper import GRIPPER_MAX_OPENING_M, PICK_OPENING_MIN_MM, opening_fits
 from jarvis_sim.lego import units as u
+from jarvis_sim.lego.clutch_model import SEAT_PRESS_N
 from skills.context import SkillContext
 from skills.errors import (
     InvalidArgument,
@@ -50,10 +51,13 @@ PRESS_OFFSET_MIN_MM = 1.0  # place(press_supported=True): nearer the centre than
 # lower would land on those studs while the brick is still being pressed, and take the press off it.
 BRICK_TIP_CLEARANCE_MM = 2.1
 GRIP_FORCE_N = 2.0  # per finger: holds a 2x8 brick; harder squeezes twist thin plates out of the fingers
-# Clutch is about 1 N per engaged stud (StableLego's T = 100 gf): pressing a brick on takes that much per stud,
-# pulling one off as much again. The pads' friction (about 1.5 between pad and ABS) must carry either.
-PRESS_N_PER_STUD = 1.0
-PRESS_MARGIN_N = 2.0
+# A brick seats under a press of SEAT_PRESS_N per connection it makes, one per brick it stands on (BrickSim's
+# registration press, jarvis_sim/lego/clutch_model.py); the build order's statics admits exactly that press. Pressing
+# harder pries what holds the support: 4 + 2 N on a 2x2 plate at the free end of a 2x8 plate held by one 2x2 brick
+# broke that joint (jarvis-v1 v7-00349-vehicle/012; statics admits 2 N there). The margin covers the tool's force
+# reading and the pads' squeeze; the pads' friction (about 1.5 between pad and ABS) must carry the press.
+PRESS_N_PER_CONNECTION = SEAT_PRESS_N
+PRESS_MARGIN_N = 0.5
 PAD_FRICTION_ASSUMED = 1.0  # below the real pads' 1.5: the grip is sized with margin
 PULL_GRIP_N = 15.0  # per finger, picking a brick off the structure (the Franka hand: 70 N continuous)
 RELEASE_GRIP_N = 0.3  # per finger: the squeeze a placed brick is let go from

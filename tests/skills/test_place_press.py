@@ -1,0 +1,65 @@
+"""place()'s press and grip choices from what it perceives: the seating press sized by the bricks it stands on, and
+the grip by a brick's top where the pads have no room beside its seat (no simulator: a recording backend)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jarvis_sim.lego.clutch_model import SEAT_PRESS_N
+from jarvis_sim.tasks.spec import Workspace
+from skills.context import Perceived, SkillContext
+from skills.library.placing import _high_grip_side, _seat_press_n
+from skills.library.task import PRESS_MARGIN_N
+from skills.types import BrickDescriptor, Pose
+from tests.fakes.skill_backend import RecordingBackend
+
+
+def _brick(pid: str, size: tuple[int, int], x: float, y: float, top: float, yaw: float = 0.0,
+           height: str = "brick") -> BrickDescriptor:
+    return BrickDescriptor(id=pid, color="red", size=size, height=height, x_mm=x, y_mm=y, top_z_mm=top, yaw_deg=yaw,
+                           in_structure=True, free_to_grasp=False, visible_fraction=1.0)
+
+
+def _holding(held: BrickDescriptor, *others: BrickDescriptor) -> SkillContext:
+    ctx = SkillContext(backend=RecordingBackend(), workspace=Workspace())
+    ctx.perceived = Perceived(descriptors={d.id: d for d in (held, *others)})
+    ctx.held, ctx.held_descriptor = held.id, held
+    return ctx
+
+
+def test_the_seating_press_is_one_connections_press_per_brick_stood_on() -> None:
+    # A 2x2 plate on the free end of a 2x8 plate: one connection, however many studs (jarvis-v1 v7-00349-vehicle/012,
+    # where 4 + 2 N broke the 2x8's joint to the brick holding it and statics admits 2 N).
+    held = _brick("p1", (2, 2), 300.0, 300.0, 3.2, height="plate")
+    plate = _brick("p2", (8, 2), 24.0, 0.0, 3.2, height="plate")
+    ctx = _holding(held, plate)
+    on_plate = Pose(x_mm=0.0, y_mm=0.0, z_mm=6.4, yaw_deg=0.0)
+    assert _seat_press_n(ctx, on_plate, held) == pytest.approx(SEAT_PRESS_N + PRESS_MARGIN_N)
+    # Bridging two bricks: a press for each connection.
+    left, right = _brick("p3", (2, 2), -8.0, 0.0, 3.2, height="plate"), _brick("p4", (2, 2), 8.0, 0.0, 3.2, height="plate")
+    wide = _brick("p1", (4, 2), 300.0, 300.0, 3.2, height="plate")
+    ctx = _holding(wide, left, right)
+    assert _seat_press_n(ctx, on_plate, wide) == pytest.approx(2 * SEAT_PRESS_N + PRESS_MARGIN_N)
+    # On the ground (nothing perceived under it): the ground is one connection.
+    ctx = _holding(held)
+    assert _seat_press_n(ctx, Pose(x_mm=0.0, y_mm=0.0, z_mm=3.2, yaw_deg=0.0), held) == pytest.approx(
+        SEAT_PRESS_N + PRESS_MARGIN_N)
+
+
+def test_a_brick_with_no_room_beside_its_seat_is_gripped_by_its_top_where_that_clears_the_neighbours() -> None:
+    # jarvis-v1 v7-00011-random_stack/007: a 1x2 brick along y, a 1x1 plate beside one end (its studs 4.8 mm below
+    # the brick's top) and a flush 1x2 brick 8 mm beyond it; a taller 1x3 brick against its +x side.
+    held = _brick("p1", (2, 1), 300.0, 300.0, 9.6)
+    seat = Pose(x_mm=0.0, y_mm=0.0, z_mm=19.2, yaw_deg=90.0)
+    plate = _brick("p2", (1, 1), 0.0, -12.0, 12.8, height="plate")
+    flush = _brick("p3", (2, 1), 4.0, -20.0, 19.2)
+    taller = _brick("p4", (3, 1), 16.0, -4.0, 16.0)
+    ctx = _holding(held, plate, flush, taller)
+    # Across the long side, over the plate; the flush brick leaves the pads no room to open: they slide up off it.
+    assert _high_grip_side(ctx, seat, held) == (True, True)
+    # A neighbour as tall as the brick on that side too: no grip by the top clears it.
+    ctx = _holding(held, _brick("p2", (1, 1), 0.0, -12.0, 19.2), flush, taller)
+    assert _high_grip_side(ctx, seat, held) is None
+    # A plate is too thin to be held by less than its height.
+    thin = _brick("p1", (2, 1), 300.0, 300.0, 3.2, height="plate")
+    assert _high_grip_side(_holding(thin, plate, flush, taller), seat, thin) is None
