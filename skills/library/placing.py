@@ -70,6 +70,8 @@ from skills.motion import PRESS_MAX_N, guarded_press, step_watching, top_down_qu
 from skills.registry import skill
 from skills.types import BrickDescriptor, PlaceResult, Pose
 
+DROP_STABLE_MARGIN_MM = 2.0  # a brick's centre this far inside its supported cells rests on their stud tops
+
 
 @skill("task")
 def place(ctx: SkillContext, pose: Pose, press_supported: bool = False) -> PlaceResult:
@@ -158,7 +160,7 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
             base = _gripper_yaw(ctx, pose.yaw_deg)
             if ctx.held_offset_mm or _finger_blockers(ctx, pose, held, base, _grip_span_mm(held, ctx.held_across_long),
                                                       release_opening_mm=0.0):
-                high = _high_grip_side(ctx, pose, held)
+                high = _high_grip_side(ctx, pose, held) if _tips_when_dropped(ctx, pose, held) else None
                 if high is None:
                     return _set_and_push(ctx, pose, tolerance_mm, blocked)
                 # Gripped by its top, the pads stay above the neighbours' studs: the brick is pressed home held,
@@ -364,6 +366,21 @@ def _high_grip_side(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tup
             if not _hand_blockers(ctx, pose.x_mm, pose.y_mm, yaw, (span, span + release_mm), tips_z, exclude):
                 return across_long, slide_off
     return None
+
+
+def _tips_when_dropped(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> bool:
+    """Whether the held brick, let go onto its supports' stud tops at `pose` (set-and-push), would tip off them: its
+    centre lies within DROP_STABLE_MARGIN_MM of the edge of the perceived supports' cells under it (or outside them).
+    A brick let go over supports all round it rests there (set-and-push is made for it: gripped by its top, one
+    going in between neighbours tilts in the pads and jams on their edges)."""
+    studs = [stud for studs in _supports_under(ctx, pose, held).values() for stud in studs]
+    if not studs or pose.z_mm - height_mm(height_kind(held)) < 0.5:
+        return False  # on the ground every stud is supported
+    yaw = math.radians(pose.yaw_deg)
+    frame = np.array([[math.cos(yaw), math.sin(yaw)], [-math.sin(yaw), math.cos(yaw)]])
+    local = (np.array(studs) - (pose.x_mm, pose.y_mm)) @ frame.T  # along, across the brick, from its centre
+    low, high = local.min(axis=0) - PITCH_MM / 2, local.max(axis=0) + PITCH_MM / 2
+    return bool(np.any(low > -DROP_STABLE_MARGIN_MM) or np.any(high < DROP_STABLE_MARGIN_MM))
 
 
 def _set_down_and_regrip(ctx: SkillContext, how: str, across_long: bool, offset_mm: float = 0.0,

@@ -8,7 +8,7 @@ import pytest
 from jarvis_sim.lego.clutch_model import SEAT_PRESS_N
 from jarvis_sim.tasks.spec import Workspace
 from skills.context import Perceived, SkillContext
-from skills.library.placing import _high_grip_side, _seat_press_n
+from skills.library.placing import _high_grip_side, _seat_press_n, _tips_when_dropped
 from skills.library.task import PRESS_MARGIN_N
 from skills.types import BrickDescriptor, Pose
 from tests.fakes.skill_backend import RecordingBackend
@@ -63,3 +63,16 @@ def test_a_brick_with_no_room_beside_its_seat_is_gripped_by_its_top_where_that_c
     # A plate is too thin to be held by less than its height.
     thin = _brick("p1", (2, 1), 300.0, 300.0, 3.2, height="plate")
     assert _high_grip_side(_holding(thin, plate, flush, taller), seat, thin) is None
+
+
+def test_only_a_brick_whose_centre_is_not_inside_its_supports_tips_when_dropped_on_their_studs() -> None:
+    # The 1x2 of v7-00011-random_stack/007: one stud over a 1x3's end, its centre over that brick's edge.
+    held = _brick("p1", (2, 1), 300.0, 300.0, 9.6)
+    seat = Pose(x_mm=0.0, y_mm=0.0, z_mm=19.2, yaw_deg=90.0)
+    end = _brick("p2", (3, 1), 0.0, -12.0, 9.6, yaw=90.0)
+    assert _tips_when_dropped(_holding(held, end), seat, held)
+    # Both studs supported (a 1x2 under it): it rests on the stud tops, so set-and-push may let it go there.
+    under = _brick("p2", (2, 1), 0.0, 0.0, 9.6, yaw=90.0)
+    assert not _tips_when_dropped(_holding(held, under), seat, held)
+    # On the ground nothing tips.
+    assert not _tips_when_dropped(_holding(held), Pose(x_mm=0.0, y_mm=0.0, z_mm=9.6, yaw_deg=90.0), held)
