@@ -481,10 +481,11 @@ def test_a_plate_held_with_the_press_grip_seats_without_pulling_on_the_arm(
 
 def test_the_press_holds_the_brick_over_its_seat_against_the_arms_sideways_give(
         open_session: Callable[[TaskSpec], Session]) -> None:
-    """A 2x6 brick needs about 12 N on its studs. Under that load the arm's joint stiffness let the tool drift 0.5 mm
+    """A 2x6 brick was pressed with 14 N (1 N a stud). Under that load the arm's joint stiffness let the tool drift 0.5 mm
     sideways, carrying the brick's corners out of the stud lead-in before the press reached its force (jarvis-v1-
     buildable wall v7-00014/007 left such a brick on the stud tops three times). The press servoes it back; without
-    that, this brick is left 0.6 mm off on the stud tops."""
+    that, this brick is left 0.6 mm off on the stud tops. On three supports it is now pressed with 3.5 N (a seating
+    press per connection): the tool is watched from 2 N on."""
     # Three columns of 2x2 bricks, 13 high (the wall stood 42 plates high; low down the arm gives less).
     initial = [make_brick(f"s{k:02d}{i}", "3003", 1, 2 * i, 8, 3 * k) for k in range(13) for i in range(3)]
     actions = [ActionBrick(start=TablePose(x=0.45, y=0.26), target=make_brick("a00", "2456", 4, 0, 8, 39))]
@@ -495,7 +496,7 @@ def test_the_press_holds_the_brick_over_its_seat_against_the_arms_sideways_give(
     seat_xy = np.array(s.backend.world_state().by_id()["s121"].position[:2])  # the middle support: the brick's centre
 
     def drift_under_the_press() -> None:
-        if float(backend.tool_contact_force()[0][2]) > 6.0 and backend.grasp_locked() == "a00":
+        if float(backend.tool_contact_force()[0][2]) > 2.0 and backend.grasp_locked() == "a00":
             drift.append(float(np.linalg.norm(backend.robot_state().ee_position[:2] - seat_xy)) * 1000.0)
 
     watch_every_tick(backend, drift_under_the_press)
