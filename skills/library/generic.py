@@ -87,9 +87,10 @@ def press_down(ctx: SkillContext, max_descent_mm: float = 20.0, force_n: float =
     touches something, then press down with up to `force_n` newtons (at most 40), and stop: at that force, or
     as soon as what is pressed gives way (a brick seating on its studs), so nothing is pushed on after it seats.
 
-    A brick is clutched to the studs below only when pressed this way (about 1 N per stud) while it sits
-    within a fraction of a millimetre of them. Returns {"contact_z_mm": height where contact began, or -1
-    when nothing was touched within max_descent_mm, "force_n": the largest force felt}.
+    A brick is clutched to the studs below only when pressed this way (about 1 N for each brick it stands on; a harder
+    press loads what holds the bricks below) while it sits within a fraction of a millimetre of them. Returns
+    {"contact_z_mm": height where contact began, or -1 when nothing was touched within max_descent_mm,
+    "force_n": the largest force felt}.
     """
     if not 0.0 < max_descent_mm <= WORKSPACE_Z_MM[1]:
         raise InvalidArgument(f"max_descent_mm must lie in (0, {WORKSPACE_Z_MM[1]}] mm, not {max_descent_mm}")
