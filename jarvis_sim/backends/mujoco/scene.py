@@ -200,6 +200,8 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
     table.pos = [(tx0 + tx1) / 2, (ty0 + ty1) / 2, -0.02]
     table.rgba = list(TABLE_RGBA)
     table.material = "matte"
+    # Not from a source: no published coefficient of ABS on a table top (wood or laminate) was found (issue 28 asks
+    # for one). Bricks slide on the table at this, the larger of the two geoms' coefficients (bricks.py).
     table.friction = [1.0, 0.005, 1e-4]
     table.condim = 3
     table.contype = 1

@@ -408,10 +408,10 @@ def test_lateral_push_above_capacity_dislodges_a_brick_below_it_does_not(monkeyp
         b.step(100)
         state = b.world_state().by_id()["s003"]
         assert state.connected_to == []
-        # It stays dislodged: pushed on off its studs, it rests on the stud tops, off its seat (tilted or level: its
-        # studs' friction held it level until they were out).
+        # It stays dislodged: pushed on off its studs, it is off its seat, up on the stud tops or, ABS sliding on ABS
+        # at 0.2 (bricks.ABS_ON_ABS_FRICTION), pushed on over them and off the stack.
         assert np.linalg.norm(np.array(state.position) - start) > 0.0008
-        assert state.position[2] - start[2] > 0.001
+        assert abs(state.position[2] - start[2]) > 0.001
         # The weakest joint went first. (Pushed on, the loose brick jams on the studs below and may pry the 2x8 off.)
         assert broken is not None and broken.by_id()["s001"].connected_to == ["ground"]
     finally:
