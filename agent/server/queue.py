@@ -269,13 +269,15 @@ class EpisodeQueue:
             ).rowcount
         return int(n)
 
-    def reap_expired(self, now: float | None = None) -> tuple[int, int]:
+    def reap_expired(self, now: float | None = None, grace_s: float = 0.0) -> tuple[int, int]:
         """Re-queue episodes whose worker stopped renewing; fail those out of attempts and lost interactive ones.
 
-        Returns (requeued, failed).
+        `grace_s` spares worker leases expired less than that long ago: after the database refused writes,
+        live workers could not renew them, and one holding a finished result must get to store it before
+        its episode is handed to another worker. Returns (requeued, failed).
         """
         now = time.time() if now is None else now
-        expired = (EpisodeRow.status == "running", EpisodeRow.lease_expires_at < now)
+        expired = (EpisodeRow.status == "running", EpisodeRow.lease_expires_at < now - grace_s)
         with self._write_lock, self.engine.begin() as conn:
             failed = conn.execute(
                 update(EpisodeRow)
