@@ -286,7 +286,6 @@ class WorkerPool:
         self._thread: threading.Thread | None = None
         self.respawned = 0
         self.wake = self.ctx.Event()
-        self._refused_at = -1e18  # when a supervision pass last met a database refusing it (monotonic)
         repeat_limited(log, settings.log_repeat_s)
 
     def notify(self) -> None:
@@ -319,10 +318,7 @@ class WorkerPool:
                 self._spawn()
                 self.respawned += 1
         self.stop_cancelled()
-        # Right after the database refused writes, leases get one more lease period: live workers could not
-        # renew them, and one holding a finished result (hand_in) must store it before it is re-run elsewhere.
-        recent = time.monotonic() - self._refused_at < self.settings.lease_s
-        requeued, failed = self.queue.reap_expired(grace_s=self.settings.lease_s if recent else 0.0)
+        requeued, failed = self.queue.reap_expired()  # none for a lease period after the database refused it
         if requeued or failed:
             log.warning("leases expired: %d episode(s) re-queued, %d failed", requeued, failed)
 
@@ -348,8 +344,6 @@ class WorkerPool:
             try:
                 self.supervise_once()
             except Exception as exc:  # one line per condition per interval: a full disk is not 264 tracebacks
-                if isinstance(exc, DBAPIError):
-                    self._refused_at = time.monotonic()
                 log_failure(log, "supervisor pass", exc)
 
     def stop(self) -> None:

@@ -273,7 +273,6 @@ def test_the_supervisor_logs_a_full_database_once_and_reaps_when_space_returns(
         pool.stop()
 
 
-@pytest.mark.slow
 def test_a_full_disk_under_a_real_server_and_worker_loses_nothing(
     small_disk: SmallDisk,
     quiz_plugin: None,
