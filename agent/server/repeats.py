@@ -42,7 +42,9 @@ class RepeatFilter(logging.Filter):
                 for k in sorted(self._last, key=lambda k: self._last[k][0])[:5_000]:
                     del self._last[k]
         if dropped:
-            record.msg = f"{record.msg} ({dropped} more like this in the last {self.interval_s:g} s not logged)"
+            record.msg = (
+                f"{record.msg} ({dropped} more like this in the last {self.interval_s:g} s not logged)"
+            )
         if record.exc_info and dropped:
             record.exc_info = None  # the traceback was shown the first time
         return True
@@ -107,6 +109,11 @@ def log_failure(logger: logging.Logger, what: str, exc: BaseException) -> str:
     nothing new); anything else keeps its traceback, shown once per interval. Returns the condition.
     """
     condition = condition_of(exc)
-    logger.error("%s failed: %s", what, condition, exc_info=None if is_operational(exc) else exc,
-                 extra={"condition": f"{what}: {condition}"})
+    logger.error(
+        "%s failed: %s",
+        what,
+        condition,
+        exc_info=None if is_operational(exc) else exc,
+        extra={"condition": f"{what}: {condition}"},
+    )
     return condition
