@@ -306,18 +306,23 @@ def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
                 lst.append(e)
     keys = list(seg_of)
     clock.say(f"overlaying {n_faces} folded faces ({len(keys)} distinct edge images)")
-    arr = arrange(np.array(keys, dtype=float).reshape(-1, 2, 2), tol=tol, parallel_tol=tol if noisy else None)
-    cells = faces_ccw(arr.vertices, arr.edges)
+    arr = arrange(np.array(keys, dtype=float).reshape(-1, 2, 2), tol=tol, parallel_tol=tol if noisy else None,
+                  tick=lambda: clock.tick("overlaying the folded faces"))
+    cells = faces_ccw(arr.vertices, arr.edges, tick=lambda: clock.tick("tracing the overlap cells"))
     samples = np.array([_interior_point(arr.vertices[c], 4 * tol if noisy else 0.0) for c in cells]).reshape(-1, 2)
     mids = np.array([(arr.vertices[a] + arr.vertices[b]) / 2 for a, b in arr.edges]).reshape(-1, 2)
     cell_faces: list[list[int]] = [[] for _ in cells]
     mid_inside: list[list[int]] = [[] for _ in arr.edges]
+    def over_cells() -> None:
+        clock.tick("finding the faces over each overlap cell")
+
     for f, p in enumerate(polys):
-        for ci in np.nonzero(_inside_convex(p, samples, 0.0))[0].tolist():
+        over_cells()
+        for ci in np.nonzero(_inside_convex(p, samples, 0.0, over_cells))[0].tolist():
             cell_faces[ci].append(f)
         # A crease image counts as inside a face (a tortilla) only clearly so: on a noisy sheet, edges lying on
         # the face's boundary stray about one tolerance; any wider margin would miss real taco-tortilla pairs.
-        for ki in np.nonzero(_inside_convex(p, mids, max(1e-6, 2 * tol)))[0].tolist():
+        for ki in np.nonzero(_inside_convex(p, mids, max(1e-6, 2 * tol), over_cells))[0].tolist():
             mid_inside[ki].append(f)
     # Size the problem before building it: pairs and triples of faces sharing a cell.
     stacks = sorted({tuple(sorted(fs)) for fs in cell_faces})
@@ -330,7 +335,9 @@ def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
                          f"{estimate:,} clauses ({clock.limits.budget_text()})")
     clock.say(f"{len(cells)} overlap cells, up to {max_stack} faces deep: about {estimate:,} clauses")
     cnf = LayerCnf()
-    for f, g in cell_pairs(cell_faces):
+    for k, (f, g) in enumerate(cell_pairs(cell_faces)):
+        if k % 65536 == 0:
+            clock.tick("numbering the overlapping face pairs")
         cnf.pair(f, g)
     # Crease constraints: the assignment fixes which of the two faces lies above.
     for e, (f, g) in sorted(crease_faces.items()):
@@ -400,6 +407,7 @@ def _tacos(cp: CreasePattern, state: FoldedState, crease_faces: dict[int, tuple[
             if side[e1] == side[e2] and not set(crease_faces[e1]) & set(crease_faces[e2]):
                 taco_taco.add((e1, e2))
         for e in creases:
+            clock.tick("finding tacos")  # one edge image may carry many creases over many faces
             for c in mid_inside[k]:
                 if c not in crease_faces[e]:
                     taco_tortilla.add((e, c))
@@ -468,11 +476,18 @@ def _interior_point(poly: NDArray[np.float64], inset: float = 0.0) -> NDArray[np
     return np.asarray(mid + normal * step)
 
 
-def _inside_convex(poly: NDArray[np.float64], pts: NDArray[np.float64], margin: float) -> NDArray[np.bool_]:
-    """Which points lie inside a counter-clockwise convex polygon by more than `margin`."""
+def _inside_convex(poly: NDArray[np.float64], pts: NDArray[np.float64], margin: float,
+                   tick: Callable[[], None] | None = None) -> NDArray[np.bool_]:
+    """Which points lie inside a counter-clockwise convex polygon by more than `margin`.
+
+    Every side is tested against every point: a face of many sides over many points is slow, so `tick` (which may
+    raise) is called every 256 sides.
+    """
     ok = np.ones(len(pts), dtype=bool)
     n = len(poly)
     for i in range(n):
+        if tick is not None and i % 256 == 255:
+            tick()
         p, q = poly[i], poly[(i + 1) % n]
         d = q - p
         ln = float(np.hypot(*d))
