@@ -215,3 +215,48 @@ def clip_convex(poly: NDArray[np.float64], point: NDArray[np.float64], normal: N
             t = d[i] / (d[i] - d[j])
             out.append(poly[i] + t * (poly[j] - poly[i]))
     return np.array(out, dtype=float).reshape(-1, 2)
+
+
+def interior_point(poly: NDArray[np.float64], inset: float = 0.0) -> NDArray[np.float64]:
+    """A point strictly inside a counter-clockwise polygon (convex or not), at least `inset` from its longest side
+    where the polygon is that thick (noisy faces are only known to lie within a tolerance of their edges)."""
+    best = None
+    n = len(poly)
+    for i in range(n):
+        p, q = poly[i], poly[(i + 1) % n]
+        d = q - p
+        ln = float(np.hypot(*d))
+        if best is None or ln > best[0]:
+            best = (ln, p, d)
+    assert best is not None
+    ln, p, d = best
+    normal = np.array([-d[1], d[0]]) / ln
+    mid = p + d / 2
+    # Step inward a fraction of the polygon's thickness along the normal.
+    depth = A.dot(poly - mid, normal)
+    step = min(max(float(depth.max()), 1e-9) * 1e-3, 1e-5)
+    if inset > step:
+        step = min(inset, float(depth.max()) / 2)
+    return np.asarray(mid + normal * step)
+
+
+def inside_convex(poly: NDArray[np.float64], pts: NDArray[np.float64], margin: float,
+                   tick: Callable[[], None] | None = None) -> NDArray[np.bool_]:
+    """Which points lie inside a counter-clockwise convex polygon by more than `margin`.
+
+    Every side is tested against every point: a face of many sides over many points is slow, so `tick` (which may
+    raise) is called every 256 sides.
+    """
+    ok = np.ones(len(pts), dtype=bool)
+    n = len(poly)
+    for i in range(n):
+        if tick is not None and i % 256 == 255:
+            tick()
+        p, q = poly[i], poly[(i + 1) % n]
+        d = q - p
+        ln = float(np.hypot(*d))
+        if ln < 1e-12:
+            continue
+        cross = (d[0] * (pts[:, 1] - p[1]) - d[1] * (pts[:, 0] - p[0])) / ln
+        ok &= cross > margin
+    return ok
