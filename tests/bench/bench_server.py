@@ -17,6 +17,8 @@ Figures (one JSON object each):
   time, episodes/hour, and the ratio to the same episodes run one after another in one process.
   `--oracle-suite jarvis-mini` (default, 6 episodes) or `jarvis-v1` (50 episodes, many minutes);
   `--oracle-suite none` skips it.
+- hostile, rss: a hostile tenant beside a normal one (read p50/p99 without and with it) and peak RSS per
+  episode against the byte budget (tests/bench/server_tenants.py).
 
 Question items come from the quiz plug-in (tests/fakes/quiz_family.py), so no data set is needed.
 """
@@ -403,11 +405,22 @@ def main() -> None:
     ap.add_argument("--client-procs", type=int, default=4, help="processes generating the load")
     ap.add_argument("--oracle-suite", default="jarvis-mini", help="jarvis-mini, jarvis-v1 or none")
     ap.add_argument("--flood", type=int, default=20_000, help="episodes of the flooding token's run (fair_soak)")
-    ap.add_argument("--only", default="overhead,soak,claim_cost,fair_soak,throughput,oracle",
+    ap.add_argument("--tenant-s", type=float, default=30.0, help="seconds of each hostile phase (alone, beside)")
+    ap.add_argument("--sleepers", type=int, default=45, help="hostile programs in flight (past its limit of 4)")
+    ap.add_argument("--sleep-s", type=float, default=12.0, help="seconds each hostile program sleeps")
+    ap.add_argument("--idle-sockets", type=int, default=300, help="idle connections the hostile tenant holds")
+    ap.add_argument("--drips", type=int, default=20, help="slow header drips (a byte a second)")
+    ap.add_argument("--big-calls", type=int, default=380, help="find_bricks calls of the oversized program")
+    ap.add_argument("--big-mb", type=float, default=1.0, help="MB of each of its arguments")
+    ap.add_argument("--program-every", type=int, default=5, help="the normal tenant's read rounds per program")
+    ap.add_argument("--pause-s", type=float, default=0.05, help="the normal tenant's pause between read rounds")
+    ap.add_argument("--only", default="overhead,soak,claim_cost,fair_soak,throughput,oracle,hostile,rss",
                     help="comma-separated figures to run")
     args = ap.parse_args()
     sys.path.insert(0, str(REPO))
     os.environ["JARVIS_PLUGINS"] = PLUGINS
+    from server_tenants import bench_hostile, bench_rss  # needs the repository root on sys.path
+
     import tests.fakes.quiz_family  # noqa: F401  (registers quiz here too)
 
     only = set(args.only.split(","))
@@ -425,6 +438,11 @@ def main() -> None:
             bench_rest_throughput(tmp, args.throughput_s, 16, args.workers, args.client_procs)
         if "oracle" in only and args.oracle_suite != "none":
             bench_oracle_suite(tmp, args.oracle_suite, args.workers)
+        if "hostile" in only:
+            bench_hostile(tmp, args.tenant_s, args.sleepers, args.sleep_s, args.idle_sockets, args.drips,
+                          args.big_calls, args.big_mb, args.program_every, args.pause_s)
+        if "rss" in only:
+            bench_rss(tmp, args.big_calls, args.big_mb)
     finally:
         log = tmp / "server.log"
         if log.exists() and b"Traceback" in log.read_bytes():
