@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the repo root, for tests.*
 
@@ -56,7 +58,7 @@ def arrangement(vertices: list[int]) -> None:
         cp = from_fold(fine_boundary_fold(n))
         read_s = time.perf_counter() - t0
         state, _, _ = folded_state(cp)
-        segments = [list(k) for k in edge_images(cp, state)]
+        segments = np.array(list(edge_images(cp, state)), dtype=float).reshape(-1, 2, 2)
         t0 = time.perf_counter()
         arr = arrange(segments, tol=FOLDED_TOL)
         indexed_s = time.perf_counter() - t0
