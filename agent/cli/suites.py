@@ -16,7 +16,7 @@ def suite_rows(family: str | None = None) -> list[dict[str, Any]]:
     for s in suites():
         if family is not None and s.family != family:
             continue
-        n, why = suite_availability(s.name)
+        n, why = suite_availability(s)
         row: dict[str, Any] = {"name": s.name, "family": s.family, "description": s.description,
                                "tasks": n, "available": why is None}
         if why is not None:

@@ -53,7 +53,7 @@ def suite_lines() -> dict[str, list[SuiteLine]]:
         if at and base in by_name:
             variants.append((base, s.name))
             continue
-        n, why = suite_availability(s.name)
+        n, why = suite_availability(s)
         by_name[s.name] = SuiteLine(s.name, s.family, s.description, n, why)
     for base, name in variants:
         by_name[base].variants.append(name)

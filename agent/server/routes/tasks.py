@@ -84,7 +84,7 @@ def list_suites(_token: TokenDep) -> SuitesPublic:
     """Every suite of every family, each marked available (with its size) or not (with the reason)."""
     data = []
     for s in suites():
-        n, why = suite_availability(s.name)
+        n, why = suite_availability(s)
         if why is not None and n is None:  # its data is missing: installing it is the server operator's to do
             why = f"not installed on this server ({why}); its operator can install it, a client cannot"
         data.append(SuitePublic(name=s.name, family=s.family, description=s.description, available=why is None,
