@@ -67,6 +67,22 @@ def locate(bricks, before, color, size, start, where):
     return nearest(bricks, color, size, start[0], start[1])
 
 
+def set_aside():
+    \"\"\"Put the held brick down in the staging area; a put-down stopped on the way (the reflex: the brick or the hand
+    touched something) is tried once more from the park pose with a fresh look, so the hand is not left holding a brick
+    that every later pick would refuse (already_holding). The spot it lies on, or None when it is still held.\"\"\"
+    for _ in range(2):
+        try:
+            return put_down()
+        except SkillError as e:
+            print("put down failed:", e)
+            if e.kind == "nothing_held":
+                return None
+            go_home()
+            observe()
+    return None
+
+
 def build(color, size, start, goal, lattice, press_supported=False):
     \"\"\"Pick the brick expected near `start` (mm) and place it on the build area's stud `lattice` (x, y, level,
     rotation), pressed over the studs it takes from below when `press_supported`. After a failed attempt the brick
@@ -90,6 +106,8 @@ def build(color, size, start, goal, lattice, press_supported=False):
             pick(brick)
         except SkillError as e:
             print("pick failed:", e)
+            if e.kind == "already_holding":
+                set_aside()  # a brick left in the hand by an earlier failure: free the hand first
             go_home()  # the next look is taken with the arm out of the camera's view
             where = start
             continue
@@ -100,11 +118,9 @@ def build(color, size, start, goal, lattice, press_supported=False):
             print("place failed:", e)
             where = goal
             if e.kind in ("placement_occupied", "unreachable", "path_blocked", "collision"):
-                try:
-                    spot = put_down()  # still in the hand: set it aside
-                    start = (spot.pose.x_mm, spot.pose.y_mm)  # and look for it there
-                except SkillError as e2:
-                    print("put down failed:", e2)
+                spot = set_aside()  # still in the hand
+                if spot is not None:
+                    start = (spot.pose.x_mm, spot.pose.y_mm)  # look for it there
                 go_home()  # the next look is taken with the arm out of the camera's view
                 where = start
                 if e.kind != "collision":
