@@ -14,7 +14,8 @@ def serve(settings: ServerSettings) -> None:
     import uvicorn
 
     from agent.server.app import create_app
-    from agent.server.serving import install_repeat_filter, protocol_class
+    from agent.server.repeats import install_repeat_filter
+    from agent.server.serving import protocol_class
 
     app = create_app(settings)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", access_log=False,

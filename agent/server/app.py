@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import logging
 import threading
 from collections.abc import AsyncIterator, Sequence
@@ -21,6 +20,7 @@ from agent.server.db import make_engine, migrate
 from agent.server.gate import PUBLIC_PATHS, RequestGate
 from agent.server.interactive import InteractiveSessions
 from agent.server.queue import EpisodeQueue, QuotaExceeded
+from agent.server.repeats import is_disk_full, log_failure, repeat_limited
 from agent.server.routes import episodes, health, runs, tasks, user_tasks
 from agent.server.settings import ServerSettings
 from agent.server.workers import WorkerPool
@@ -30,7 +30,6 @@ from jarvis_sim.text import storable, storable_json
 log = logging.getLogger(__name__)
 
 API_VERSION = "1.0.0"
-DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 def create_app(settings: ServerSettings | None = None, start_workers: bool = True) -> FastAPI:
@@ -38,6 +37,7 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
     settings = settings or ServerSettings.from_env()
     settings.check_startable()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    repeat_limited(log, settings.log_repeat_s)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -56,8 +56,8 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
                     app.state.interactive.expire_idle()
                     if app.state.pool is None:
                         app.state.queue.reap_expired()
-                except Exception:
-                    log.exception("housekeeping failed")
+                except Exception as exc:  # a full or locked database: one line per condition per interval
+                    log_failure(log, "housekeeping", exc)
 
         keeper = threading.Thread(target=housekeeping, name="jarvis-housekeeping", daemon=True)
         keeper.start()
@@ -105,7 +105,7 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
 
     @app.exception_handler(OSError)
     async def _os_error(request: Request, exc: OSError) -> JSONResponse:
-        if exc.errno in DISK_FULL:
+        if is_disk_full(exc):
             log.error("%s %s: disk full: %s", request.method, request.url.path, exc)
             return JSONResponse(status_code=507, content={"detail": "the server's disk is full: "
                                 f"{exc.strerror or exc}; nothing of this request was stored, retry later"})
@@ -114,7 +114,7 @@ def create_app(settings: ServerSettings | None = None, start_workers: bool = Tru
     @app.exception_handler(OperationalError)
     async def _database(request: Request, exc: OperationalError) -> JSONResponse:
         text = str(exc.orig if exc.orig is not None else exc).lower()
-        if "disk is full" in text or "no space left" in text or "disk full" in text:
+        if is_disk_full(exc):
             log.error("%s %s: database full: %s", request.method, request.url.path, text)
             return JSONResponse(status_code=507, content={"detail": "the server's database is full (disk or "
                                 "quota); nothing of this request was stored, retry later"})

@@ -27,6 +27,7 @@ from typing import Any
 
 from sqlalchemy import String, case, func, literal, select, text, update
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from agent.server.db import EpisodeRow, RunRow, TokenRow
@@ -88,6 +89,7 @@ class EpisodeQueue:
         # on a lock instead. Other processes (workers) still meet at the database lock.
         self._write_lock: Any = threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
         self._claim_of_token = self._claim_sql(" AND token_id = :tok")
+        self._reap_refused_at = -1e18  # when the database last refused a reaping pass (monotonic)
         self._claim_oldest = self._claim_sql("")
 
     def session(self) -> Session:
@@ -272,9 +274,20 @@ class EpisodeQueue:
     def reap_expired(self, now: float | None = None) -> tuple[int, int]:
         """Re-queue episodes whose worker stopped renewing; fail those out of attempts and lost interactive ones.
 
+        For one lease period after the database refused this (full, locked), nothing is reaped: live workers
+        and interactive sessions could not renew their leases either, and a worker holding a finished result
+        (agent.server.workers.hand_in) must get to store it before its episode is re-run elsewhere.
         Returns (requeued, failed).
         """
-        now = time.time() if now is None else now
+        if time.monotonic() - self._reap_refused_at < self.lease_s:
+            return 0, 0
+        try:
+            return self._reap(time.time() if now is None else now)
+        except DBAPIError:
+            self._reap_refused_at = time.monotonic()
+            raise
+
+    def _reap(self, now: float) -> tuple[int, int]:
         expired = (EpisodeRow.status == "running", EpisodeRow.lease_expires_at < now)
         with self._write_lock, self.engine.begin() as conn:
             failed = conn.execute(

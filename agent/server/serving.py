@@ -8,17 +8,15 @@ per refused accept (45 MB of log in 45 s). Here:
 - at most `max_connections` connections are held (never more than the fd limit minus a margin);
   a new one beyond that evicts the connection idle longest, so a new client always gets in;
 - the body is read within `body_timeout_s` (agent.server.gate);
-- a log line repeated within `log_repeat_s` is dropped and counted (`RepeatFilter`).
+- a log line repeated within `log_repeat_s` is dropped and counted (`agent.server.repeats`).
 Behind a reverse proxy the same limits hold for the proxy's connections.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import resource
-import threading
 import time
 from typing import Any
 
@@ -90,41 +88,3 @@ def protocol_class(settings: ServerSettings) -> type[H11Protocol]:
             super().connection_lost(exc)
 
     return SheddingProtocol
-
-
-class RepeatFilter(logging.Filter):
-    """One log line per (logger, message) per `interval_s`; the next one says how many were dropped."""
-
-    def __init__(self, interval_s: float):
-        super().__init__()
-        self.interval_s = interval_s
-        self._last: dict[tuple[str, str], tuple[float, int]] = {}
-        self._lock = threading.Lock()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        key = (record.name, str(record.msg)[:200])
-        now = time.monotonic()
-        with self._lock:
-            last, dropped = self._last.get(key, (-1e18, 0))
-            if now - last < self.interval_s:
-                self._last[key] = (last, dropped + 1)
-                return False
-            self._last[key] = (now, 0)
-            if len(self._last) > 10_000:  # many distinct messages: forget the oldest half
-                for k in sorted(self._last, key=lambda k: self._last[k][0])[:5_000]:
-                    del self._last[k]
-        if dropped:
-            record.msg = f"{record.msg} ({dropped} more like this in the last {self.interval_s:g} s not logged)"
-        if record.exc_info and dropped:
-            record.exc_info = None  # the traceback was shown the first time
-        return True
-
-
-def install_repeat_filter(interval_s: float) -> RepeatFilter:
-    """Rate-limit the loggers that repeat under load (accept errors, uvicorn, the server's own)."""
-    repeat = RepeatFilter(interval_s)
-    for name in ("asyncio", "uvicorn", "uvicorn.error", "agent"):
-        logging.getLogger(name).addFilter(repeat)
-    for handler in logging.getLogger().handlers + logging.getLogger("uvicorn").handlers:
-        handler.addFilter(repeat)  # records propagated from child loggers pass here
-    return repeat

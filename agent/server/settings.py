@@ -43,6 +43,10 @@ class ServerSettings(BaseModel):
     lease_s: float = Field(30.0, gt=0, description="A worker's claim on an episode expires without heartbeat.")
     heartbeat_s: float = Field(5.0, gt=0)
     max_attempts: int = Field(2, ge=1, description="Claims of an episode before it is failed as lost.")
+    result_hold_s: float = Field(300.0, ge=0, allow_inf_nan=False, description="How long a worker holds a finished "
+                                 "episode's result in memory while the disk or database refuses to store it "
+                                 "(full, locked), retrying with back-off; past it the episode is failed with the "
+                                 "reason, or, if the database still refuses, left to its lease's expiry.")
     interactive_idle_s: float = Field(600.0, gt=0, description="Interactive episodes idle this long (no request, no "
                                       "program running or queued) expire.")
     max_programs_per_token: int = Field(4, ge=1, description="Interactive programs one token may have running or "

@@ -22,12 +22,15 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import DBAPIError
+
 from agent.config import AgentConfig, Budget
 from agent.episodes.job import EpisodeJob
 from agent.episodes.progress import EpisodeProgress
 from agent.runs.run_store import RunDirectory
 from agent.server.db import EpisodeRow, make_engine
 from agent.server.queue import Claim, EpisodeQueue
+from agent.server.repeats import condition_of, is_disk_full, log_failure, repeat_limited
 from agent.server.settings import ServerSettings
 from jarvis_sim.records import EpisodeRecord
 
@@ -54,18 +57,18 @@ def store_record(data_dir: Path, claim_run_id: str | None, record: EpisodeRecord
     path = data_dir / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"record.{uuid.uuid4().hex[:8]}.tmp")
-    tmp.write_text(record.model_dump_json(), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(record.model_dump_json(), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # a full disk is retried (hand_in): no partial file per attempt
+        raise
     return rel
 
 
-def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: str, data_dir: Path, heartbeat_s: float) -> bool:
-    """Run a claimed episode with a heartbeat, store its record and complete it. False if the lease was lost.
-
-    The lease is renewed right before the record is written, so a worker whose episode was reaped and
-    handed to another worker never overwrites that worker's record; a record that cannot be written
-    (disk full, permissions) completes the episode as failed with the reason instead of losing it.
-    """
+def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: str, data_dir: Path, heartbeat_s: float,
+                  hold_s: float = 300.0) -> bool:
+    """Run a claimed episode with a heartbeat, then hand its result in (`hand_in`). False if the lease was lost."""
     from agent.server.user_tasks import user_task
 
     own = user_task(data_dir, claim.task_id)  # a task a token registered: it travels with the job
@@ -86,15 +89,32 @@ def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: st
         # The lease is renewed every heartbeat_s and the progress written with it; a change brings the next
         # write forward, but never closer than PROGRESS_EVERY_S to the last (a program calling skills in a
         # loop must not flood the database). An episode shorter than that writes nothing until it is stored.
+        # A renewal the database refuses (full, locked) is retried at the next beat and never ends this
+        # thread: a heartbeat thread that died let the lease of a live episode expire. If renewals keep
+        # failing past the lease, the reaper re-queues the episode (or fails it with the reason on its last
+        # attempt) and this worker's result is refused when it hands it in: restarted, never hung.
+        failing: str | None = None
         while not stop.wait(min(PROGRESS_EVERY_S, heartbeat_s)):
             changed.wait(heartbeat_s)
             if stop.is_set():
                 return
             changed.clear()
-            if not queue.heartbeat(claim.episode_id, worker_id, progress.snapshot()):
+            try:
+                held = queue.heartbeat(claim.episode_id, worker_id, progress.snapshot())
+            except Exception as exc:
+                condition = condition_of(exc)
+                if condition != failing:  # one line per condition, not one per beat
+                    log.warning("worker %s: cannot renew the lease on %s (%s); retrying every beat",
+                                worker_id, claim.episode_id, condition)
+                failing = condition
+                continue
+            if failing is not None:
+                log.warning("worker %s: lease on %s renewed again", worker_id, claim.episode_id)
+                failing = None
+            if not held:
                 return
 
-    beater = threading.Thread(target=beat, daemon=True)
+    beater = threading.Thread(target=beat, name=f"jarvis-heartbeat-{claim.episode_id}", daemon=True)
     beater.start()
     try:
         record = runtime.run(job, episode_root(data_dir, claim.run_id))
@@ -103,17 +123,80 @@ def execute_claim(claim: Claim, queue: EpisodeQueue, runtime: Any, worker_id: st
         changed.set()
         beater.join()
     progress.phase("finished")
-    if not queue.heartbeat(claim.episode_id, worker_id, progress.snapshot()):
-        log.warning("worker %s: lost the lease on %s before storing it; result dropped", worker_id, claim.episode_id)
-        return False
-    try:
-        rel: str | None = store_record(data_dir, claim.run_id, record)
-    except OSError as exc:
-        log.error("worker %s: cannot store the record of %s: %s", worker_id, claim.episode_id, exc)
-        return queue.complete(claim.episode_id, worker_id, "failed", record.scores, None,
-                              f"could not store the episode record: {exc}")
-    ok = queue.complete(claim.episode_id, worker_id, record.status, record.scores, rel, record.error)
-    if ok and claim.run_id:
+    return hand_in(claim, record, queue, worker_id, data_dir, progress.snapshot(), heartbeat_s, hold_s)
+
+
+RETRY_FIRST_S = 0.1  # the first wait before retrying a write the disk or database refused; doubles to heartbeat_s
+
+
+def hand_in(claim: Claim, record: EpisodeRecord, queue: EpisodeQueue, worker_id: str, data_dir: Path,
+            progress: dict[str, Any], heartbeat_s: float, hold_s: float) -> bool:
+    """Store a finished episode's record, then complete its row; False if the lease was lost on the way.
+
+    The lease is renewed right before the record is written, so a worker whose episode was reaped and
+    handed to another worker never overwrites that worker's record. When the disk or the database refuses
+    (full, locked), the result stays in memory and each step is retried with back-off for `hold_s`,
+    renewing the lease meanwhile, so a full disk at the moment an episode finishes loses nothing once
+    space returns. Past `hold_s`:
+    - the record file gives way: the episode is completed as failed with the reason ("disk full: ...")
+      and its scores. A record can be large and the next episodes need the worker; its scores (small)
+      are kept in the row. A record that cannot be written for another reason (permissions) fails the
+      episode at once: waiting would not change it.
+    - the row cannot give way: it is the only place the outcome goes, and marking the episode failed is
+      a write to the same refusing database. The worker gives the result up; the lease expires and the
+      reaper re-queues the episode or fails it with the reason once the database takes writes again, so
+      nothing stays "running". Holding longer buys nothing: while the database refuses, no episode can
+      be claimed either.
+    """
+    deadline = time.monotonic() + hold_s
+    wait = RETRY_FIRST_S
+    rel: str | None = None
+    failure: str | None = None  # why the episode is completed as failed instead (its record could not be stored)
+    holding: str | None = None  # the condition being waited out, logged once
+    started = time.monotonic()
+    while True:
+        step = "renew the lease on"
+        try:
+            if rel is None and failure is None:
+                if not queue.heartbeat(claim.episode_id, worker_id, progress):
+                    log.warning("worker %s: lost the lease on %s before storing it; result dropped",
+                                worker_id, claim.episode_id)
+                    return False
+                step = "store the record of"
+                try:
+                    rel = store_record(data_dir, claim.run_id, record)
+                except OSError as exc:
+                    if not is_disk_full(exc):
+                        failure = f"could not store the episode record: {exc}"
+                    elif time.monotonic() >= deadline:
+                        failure = f"disk full: could not store the episode record within {hold_s:g} s: {exc}"
+                    else:
+                        raise
+                if failure is not None:
+                    log.error("worker %s: %s: %s", worker_id, claim.episode_id, failure)
+            step = "complete"
+            if failure is None:
+                ok = queue.complete(claim.episode_id, worker_id, record.status, record.scores, rel, record.error)
+            else:
+                ok = queue.complete(claim.episode_id, worker_id, "failed", record.scores, None, failure)
+            break
+        except (OSError, DBAPIError) as exc:
+            condition = condition_of(exc)
+            if time.monotonic() >= deadline:
+                log.error("worker %s: gave up the result of %s after %.0f s: cannot %s it (%s); its lease expires "
+                          "and the reaper re-queues or fails it", worker_id, claim.episode_id,
+                          time.monotonic() - started, step, condition)
+                return False
+            if condition != holding:
+                log.warning("worker %s: holding the finished result of %s: cannot %s it (%s); retrying for up to "
+                            "%g s", worker_id, claim.episode_id, step, condition, hold_s)
+                holding = condition
+            time.sleep(min(wait, max(0.0, deadline - time.monotonic())))
+            wait = min(wait * 2, heartbeat_s)
+    if holding is not None:
+        log.warning("worker %s: handed in %s after %.1f s holding it (%s)", worker_id, claim.episode_id,
+                    time.monotonic() - started, "completed" if ok else "lease lost: result dropped")
+    if ok and claim.run_id and rel is not None:
         # Best effort: the run's episodes.jsonl is reconciled from the database when its report is written.
         try:
             RunDirectory(data_dir / "runs" / claim.run_id).append(record)
@@ -164,6 +247,7 @@ def worker_main(worker_id: str, settings_json: str, wake: Any = None, parent_pid
     from agent.runs.worker import WorkerRuntime
 
     settings = ServerSettings.model_validate_json(settings_json)
+    repeat_limited(log, settings.log_repeat_s)  # this process has none of the server's logging set-up
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     queue = EpisodeQueue(make_engine(settings.resolved_db_url), settings.lease_s, settings.max_attempts)
     runtime = WorkerRuntime(settings.backend)
@@ -171,8 +255,8 @@ def worker_main(worker_id: str, settings_json: str, wake: Any = None, parent_pid
     while True:
         try:
             claim = queue.claim(worker_id)
-        except Exception:  # the database is unreachable or locked up: wait, do not spin or die
-            log.exception("worker %s: cannot claim from the queue; retrying in 2 s", worker_id)
+        except Exception as exc:  # the database is unreachable, full or locked up: wait, do not spin or die
+            log_failure(log, "claiming from the queue (retrying every 2 s)", exc)
             time.sleep(2.0)
             continue
         if claim is None:
@@ -184,9 +268,10 @@ def worker_main(worker_id: str, settings_json: str, wake: Any = None, parent_pid
             continue
         idle = 0.0
         try:
-            execute_claim(claim, queue, runtime, worker_id, settings.data_dir, settings.heartbeat_s)
-        except Exception:
-            log.exception("worker %s: episode %s crashed the worker loop", worker_id, claim.episode_id)
+            execute_claim(claim, queue, runtime, worker_id, settings.data_dir, settings.heartbeat_s,
+                          settings.result_hold_s)
+        except Exception as exc:
+            log_failure(log, f"worker {worker_id}: episode {claim.episode_id}", exc)
 
 
 class WorkerPool:
@@ -201,6 +286,7 @@ class WorkerPool:
         self._thread: threading.Thread | None = None
         self.respawned = 0
         self.wake = self.ctx.Event()
+        repeat_limited(log, settings.log_repeat_s)
 
     def notify(self) -> None:
         """Tell idle workers that work was queued (a hint: they poll anyway)."""
@@ -232,7 +318,7 @@ class WorkerPool:
                 self._spawn()
                 self.respawned += 1
         self.stop_cancelled()
-        requeued, failed = self.queue.reap_expired()
+        requeued, failed = self.queue.reap_expired()  # none for a lease period after the database refused it
         if requeued or failed:
             log.warning("leases expired: %d episode(s) re-queued, %d failed", requeued, failed)
 
@@ -257,8 +343,8 @@ class WorkerPool:
         while not self._stop.wait(1.0):
             try:
                 self.supervise_once()
-            except Exception:
-                log.exception("supervisor pass failed")
+            except Exception as exc:  # one line per condition per interval: a full disk is not 264 tracebacks
+                log_failure(log, "supervisor pass", exc)
 
     def stop(self) -> None:
         """Terminate all workers; what they were running goes back to the queue without using an attempt."""

@@ -23,9 +23,9 @@ torques (`FUNES_MIN_JOINT_TORQUE_NM`).
 
 **Seating press, a figure of its own.** Inserting studs and pulling them out are different figures (the note
 /work/shared/notes/mujoco-lego.md, round 3). BrickSim (CMU 2026, arXiv:2603.16853, intelligent-control-lab/BrickSim)
-registers a connection when it is pressed with at least 1 N within 2 mm, 5 deg of yaw and 5 deg of tilt; APEX-MR
-(RSS 2025, intelligent-control-lab/APEX-MR, `lego_policy.h`) presses down until 15 N (5 N when its second arm holds
-the structure from below). The seating press is below the capacity it creates (1 N against 2.94 N for one stud).
+registers a connection when it is pressed with at least 1 N (within its 2 mm / 5 deg tolerance; the capture here is
+the parts' lead-in, `stud_tube_clearance_m`); APEX-MR (RSS 2025, intelligent-control-lab/APEX-MR, `lego_policy.h`)
+presses down until 15 N (5 N when its second arm holds the structure from below). The seating press is below the capacity it creates (1 N against 2.94 N for one stud).
 """
 
 from __future__ import annotations
@@ -51,11 +51,18 @@ WIDE_TUBE_OFFSET = 0.125  # the two points toward the tubes: 1/8 inward, 1/8 eit
 # A stud gives up its clutch only once it is out of its tube: the studs' height of travel (a slip is not a break).
 ENGAGEMENT_TRAVEL_M = u.STUD_HEIGHT_M
 
-# Seating (BrickSim, arXiv:2603.16853): a connection registers with at least this press within this capture.
+# Seating (BrickSim, arXiv:2603.16853): a connection registers with at least this press.
 SEAT_PRESS_N = 1.0
-SEAT_CAPTURE_M = 0.002
-SEAT_CAPTURE_YAW_RAD = math.radians(5.0)
-SEAT_CAPTURE_TILT_RAD = math.radians(5.0)
+# BrickSim's capture (2 mm, 5 deg) is its registration tolerance, not the parts': a stud sits between the tubes
+# and walls with no clearance (`stud_tube_clearance_m`: 0.002 mm), so only the rounded stud edge and the tube's
+# chamfered mouth lead it in. The backend's capture is that lead-in (backends/mujoco/clutch.py STUD_LEAD_IN_M).
+
+
+def stud_tube_clearance_m() -> float:
+    """Gap between a seated stud and the tube beside it: the tube stands at the corner of four studs (half a
+    pitch diagonal, p/sqrt(2), from each stud's axis) and both are round. 8/sqrt(2) - 3.255 - 2.4 = 0.0023 mm."""
+    return u.STUD_PITCH_M / math.sqrt(2.0) - u.TUBE_OUTER_DIAMETER_M / 2.0 - u.STUD_DIAMETER_M / 2.0
+
 # What a real robot presses with (APEX-MR, lego_policy.h): down until 15 N, 5 N with the structure supported.
 ROBOT_PRESS_N = 15.0
 ROBOT_PRESS_SUPPORTED_N = 5.0

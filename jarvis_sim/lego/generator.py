@@ -9,7 +9,10 @@ Buildable by one arm, too (`GeneratorConfig.single_arm`): every brick must take 
 the skills press, with everything's weight on the structure (jarvis_sim/lego/press_order.py, StableLego's statics).
 A dropped piece that could not is refused, as one that does not fit is (the course tries another piece). The build
 then goes layer by layer, as manuals do, and is checked again in that order: a brick that cannot take its press yet
-waits for the bricks that steady its support; one that cannot in any order, and whatever rests on it, is left out.
+waits for the bricks that steady its support; one that cannot in any order, and whatever rests on it, is left out,
+and the build goes on from what is left until the assembly has its drawn size again (or nothing more fits): a
+single-arm assembly is as large as the drop rule alone makes it, so its tasks (jarvis_sim.tasks.decompose, by size
+and name) are the same segments, only of bricks one arm can press on.
 
 Structures are built from kinds that read as real builds: running-bond walls, hollow towers,
 stairs, houses (walls with a door and windows, a stepped roof), vehicle-like slabs on wheels and
@@ -44,6 +47,7 @@ PLATES_4W = {4: "3031", 6: "3032", 8: "3035"}
 
 # Common solid colours; each assembly draws a small palette from these.
 PALETTE = (1, 2, 4, 14, 15, 0, 19, 25, 70, 71, 72, 73, 10, 27, 28, 272, 320, 7)
+REFILLS = 12  # rounds of building on a trimmed single-arm assembly until it reaches its drawn size
 
 
 @dataclass(frozen=True)
@@ -96,13 +100,12 @@ class _Builder:
             return None
         return int(self.height[x : x + ex, y : y + ey].max())
 
-    def drop(self, part: str, color: int, x: int, y: int, yaw: int, expect: int | None = None,
-             press_check: bool = True) -> bool:
+    def drop(self, part: str, color: int, x: int, y: int, yaw: int, expect: int | None = None) -> bool:
         """Drop a part at (x, y); it lands on the highest top below. False when it does not fit.
 
         With `expect`, the part is placed only if it lands exactly at that level (keeps courses
-        straight: a piece over a door gap is not allowed to fall to the floor). With `press_check` (and the
-        config's single_arm), a part one arm could not press on where it lands is refused too.
+        straight: a piece over a door gap is not allowed to fall to the floor). With the config's single_arm, a part
+        one arm could not press on where it lands is refused too.
         """
         if self.full:
             return False
@@ -113,11 +116,8 @@ class _Builder:
             return False
         brick = LatticeBrick.model_construct(id=f"g{len(self.placed):03d}", part=part, color=color, x=x, y=y, z=z,
                                              yaw=yaw)
-        if press_check and self.cfg.single_arm:
-            if self.structure.press_point(brick) is False:
-                return False  # one arm could not press it on here: like a piece that does not fit
-        elif self.cfg.single_arm:
-            self.structure.add(brick)
+        if self.cfg.single_arm and self.structure.press_point(brick) is False:
+            return False  # one arm could not press it on here: like a piece that does not fit
         self.height[x : x + ex, y : y + ey] = z + p.height
         self.placed.append((part, color, x, y, z, yaw))
         if self.cfg.max_bricks is not None and len(self.placed) > self.cfg.max_bricks:
@@ -125,6 +125,20 @@ class _Builder:
         return True
 
     # --- courses ----------------------------------------------------------------------------------
+    def keep(self, bricks: list[LatticeBrick]) -> None:
+        """Start again from these bricks (a buildable order, as single_arm_order returns it), as if only they had
+        been dropped, in this order."""
+        self.height[:] = 0
+        self.placed = []
+        self.structure = Structure(baseplate=True)
+        for bk in bricks:
+            p = PARTS[bk.part]
+            ex, ey = (p.width, p.depth) if bk.yaw % 2 == 0 else (p.depth, p.width)
+            area = self.height[bk.x : bk.x + ex, bk.y : bk.y + ey]
+            area[:] = np.maximum(area, bk.z + p.height)
+            self.structure.add(bk.model_copy(update={"id": f"g{len(self.placed):03d}"}))
+            self.placed.append((bk.part, bk.color, bk.x, bk.y, bk.z, bk.yaw))
+
     def course(
         self,
         x: int,
@@ -344,9 +358,9 @@ def _random_stack(b: _Builder, x: int, y: int, room: int) -> None:
     parts = list(GENERATOR_PARTS)
     for _ in range(rng.randint(3, 60)):
         part = rng.choice(parts)
-        # Unchecked: a random pile is one cluster, where every check is a programme over all of it; the layer-order
-        # pass in generate_assembly leaves out what one arm could not press on.
-        b.drop(part, b.color(), x + rng.randrange(area), y + rng.randrange(area), rng.randrange(4), press_check=False)
+        # Checked like any drop, though a pile is one cluster where each check is a programme over all of it:
+        # unchecked, the layer-order pass left out most of a pile (50 of v107-00013's 230 bricks stayed).
+        b.drop(part, b.color(), x + rng.randrange(area), y + rng.randrange(area), rng.randrange(4))
         if b.full:
             return
 
@@ -368,6 +382,36 @@ def sample_assembly_size(rng: random.Random) -> int:
     JARVIS pool (initial complexity 0-740, median about 57).
     """
     return max(3, min(745, round(math.exp(rng.gauss(4.2, 0.95)))))
+
+
+def _fill(b: _Builder, main_kind: str, first: bool) -> bool:
+    """Place structures (the main kind, some others) until the builder is full or nothing more fits; False when
+    nothing was placed."""
+    rng, f = b.rng, b.cfg.footprint
+    start = len(b.placed)
+    idle = 0
+    while not b.full and idle < 40:
+        before = len(b.placed)
+        k = main_kind if first or rng.random() < 0.7 else rng.choice(KINDS)
+        if first:  # the main structure starts near the middle of the area
+            room = rng.randint(min(8, f), f)
+            x = rng.randint(0, f - room) if room < f else 0
+            y = rng.randint(0, f - room) if room < f else 0
+        else:
+            room = rng.randint(4, max(4, f // 2))
+            x, y = rng.randint(0, f - 4), rng.randint(0, f - 4)
+        _KIND_BUILDERS[k](b, x, y, min(room, f - x, f - y))
+        first = False
+        idle = idle + 1 if len(b.placed) == before else 0
+    return len(b.placed) > start
+
+
+def _layer_order(placed: list[tuple[str, int, int, int, int, int]]) -> list[LatticeBrick]:
+    """Build order layer by layer, as instruction manuals do (stable within a layer): a robot then never has to
+    reach down beside a column already built higher. Supports are always lower, so the order stays buildable."""
+    ordered = sorted(placed, key=lambda p: p[4])
+    return [LatticeBrick.model_construct(id=f"b{i:03d}", part=part, color=color, x=x, y=y, z=z, yaw=yaw)
+            for i, (part, color, x, y, z, yaw) in enumerate(ordered)]
 
 
 def main_kind(seed: int | str) -> AssemblyKind:
@@ -400,32 +444,23 @@ def generate_assembly(
         raise ValueError(f"n_bricks must be at least 1, got {limit}")
     palette = rng.sample(PALETTE, rng.randint(2, 4))
     b = _Builder(rng, cfg, limit, palette)
-    f = cfg.footprint
-    idle = 0
-    first = True
-    while not b.full and idle < 40:
-        before = len(b.placed)
-        k = main_kind if first or rng.random() < 0.7 else rng.choice(KINDS)
-        if first:  # the main structure starts near the middle of the area
-            room = rng.randint(min(8, f), f)
-            x = rng.randint(0, f - room) if room < f else 0
-            y = rng.randint(0, f - room) if room < f else 0
-        else:
-            room = rng.randint(4, max(4, f // 2))
-            x, y = rng.randint(0, f - 4), rng.randint(0, f - 4)
-        _KIND_BUILDERS[k](b, x, y, min(room, f - x, f - y))
-        first = False
-        idle = idle + 1 if len(b.placed) == before else 0
-    # Build order layer by layer, as instruction manuals do (stable within a layer): a robot then never has to
-    # reach down beside a column already built higher. Supports are always lower, so the order stays buildable.
-    ordered = sorted(b.placed, key=lambda p: p[4])
-    bricks = [
-        LatticeBrick.model_construct(id=f"b{i:03d}", part=part, color=color, x=x, y=y, z=z, yaw=yaw)
-        for i, (part, color, x, y, z, yaw) in enumerate(ordered)
-    ]
-    if cfg.single_arm:
-        built, _ = single_arm_order(bricks, baseplate=True)
+    _fill(b, main_kind, first=True)
+    bricks = _layer_order(b.placed)
+    for _ in range(REFILLS if cfg.single_arm else 0):
+        built, refused = single_arm_order(bricks, baseplate=True)
         bricks = [bk.model_copy(update={"id": f"b{i:03d}"}) for i, (bk, _where) in enumerate(built)]
+        if not refused:
+            break
+        # The trim left the assembly short of its size: build on what one arm can build, up to the size drawn, so
+        # the single-arm assembly is as large as the drop rule alone makes it (its tasks as many and as long).
+        b.keep(bricks)
+        if not _fill(b, main_kind, first=False):
+            break  # nothing more fits: the trimmed assembly stays as it is
+        bricks = _layer_order(b.placed)
+    else:
+        if cfg.single_arm:  # the last refill's bricks, ordered and trimmed once more
+            built, _ = single_arm_order(bricks, baseplate=True)
+            bricks = [bk.model_copy(update={"id": f"b{i:03d}"}) for i, (bk, _where) in enumerate(built)]
     # Every generated build stands on a 32x32 baseplate (footprints stay within 24x24 studs): level-0 bricks
     # then clutch to studs like on a real build plate instead of merely resting on the table.
     return Assembly(bricks, baseplate=True, name=assembly_id)

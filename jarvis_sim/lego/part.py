@@ -83,25 +83,31 @@ class Part:
     @property
     def volume_m3(self) -> float:
         """Material volume, from the primitives (for the mass)."""
-        import math
-
-        total = 0.0
-        for prim in primitives(self):
-            if prim.role == "body":
-                continue
-            if prim.shape == "box":
-                total += 8 * prim.size[0] * prim.size[1] * prim.size[2]
-            else:
-                r2 = prim.size[0] ** 2
-                if prim.role == "tube" and prim.size[0] == u.TUBE_OUTER_DIAMETER_M / 2:
-                    r2 -= (u.TUBE_INNER_DIAMETER_M / 2) ** 2  # tubes are hollow
-                total += math.pi * r2 * 2 * prim.size[1]
-        return total
+        return _volume_m3(self)
 
     @property
     def mass_kg(self) -> float:
         """Mass of the ABS part (a 2x4 brick is about 2.3 g)."""
         return self.volume_m3 * u.ABS_DENSITY_KG_M3
+
+
+@cache
+def _volume_m3(p: Part) -> float:
+    """A part's material volume (computed once a part: the statics weigh every brick of a cluster per programme)."""
+    import math
+
+    total = 0.0
+    for prim in primitives(p):
+        if prim.role == "body":
+            continue
+        if prim.shape == "box":
+            total += 8 * prim.size[0] * prim.size[1] * prim.size[2]
+        else:
+            r2 = prim.size[0] ** 2
+            if prim.role == "tube" and prim.size[0] == u.TUBE_OUTER_DIAMETER_M / 2:
+                r2 -= (u.TUBE_INNER_DIAMETER_M / 2) ** 2  # tubes are hollow
+            total += math.pi * r2 * 2 * prim.size[1]
+    return total
 
 
 @cache

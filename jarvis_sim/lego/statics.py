@@ -29,6 +29,7 @@ jarvis_sim/lego/press_order.py asks it of an assembly before a brick is pressed 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -43,6 +44,12 @@ from jarvis_sim.lego.assembly import Assembly, LatticeBrick
 GROUND = -1
 GRAVITY_M_S2 = 9.80665
 Cell = tuple[int, int]
+# Verdicts of programmes already solved, by a digest of their exact input. The generator asks the same question
+# more than once (a brick checked where it is dropped is checked again in layer order, the same cluster around it,
+# and again after a refill), as do build_statics and the suites drawn from a pool; a repeated programme returns the
+# verdict HiGHS gave it, so results never depend on what was asked before.
+_VERDICTS: dict[bytes, bool] = {}
+VERDICTS_KEPT = 500_000  # about 60 MB at most; the oldest verdicts go first
 
 
 @dataclass(frozen=True)
@@ -100,9 +107,39 @@ def admissible(joints: Sequence[Joint], loads: np.ndarray, origin: np.ndarray,
                point_n: float = clutch_model.CONTACT_POINT_CLUTCH_N, sides: Sequence[SideContact] = ()) -> bool:
     """True when some set of joint forces carries `loads` (per brick: what acts on it besides its connections, as
     force and moment about `origin`, shape (n_bricks, 6)) with every contact point's friction within `point_n`."""
-    n_bricks = len(loads)
     if not joints and not sides:
         return bool(np.allclose(loads, 0.0))
+    key = _programme_digest(joints, loads, origin, point_n, sides)
+    verdict = _VERDICTS.get(key)
+    if verdict is None:
+        verdict = _solve(joints, loads, origin, point_n, sides)
+        if len(_VERDICTS) >= VERDICTS_KEPT:
+            del _VERDICTS[next(iter(_VERDICTS))]
+        _VERDICTS[key] = verdict
+    return verdict
+
+
+def _programme_digest(joints: Sequence[Joint], loads: np.ndarray, origin: np.ndarray, point_n: float,
+                      sides: Sequence[SideContact]) -> bytes:
+    """A digest of everything `admissible` builds its programme from, in order (equal digests: equal programmes)."""
+    h = hashlib.blake2b(digest_size=20)
+    for part in (
+        np.array([(j.upper, j.lower, j.z, *j.middle, len(j.points), len(j.bearing)) for j in joints], dtype=float),
+        np.concatenate([j.points for j in joints]) if joints else np.zeros(0),
+        np.concatenate([j.bearing for j in joints]) if joints else np.zeros(0),
+        loads, origin, np.array([point_n, len(sides)], dtype=float),
+        np.array([(s.a, s.b, *s.ends.ravel(), *s.normal) for s in sides], dtype=float),
+    ):
+        arr = np.ascontiguousarray(part, dtype=float)
+        h.update(np.array(arr.shape, dtype=np.int64).tobytes())
+        h.update(arr.tobytes())
+    return h.digest()
+
+
+def _solve(joints: Sequence[Joint], loads: np.ndarray, origin: np.ndarray, point_n: float,
+           sides: Sequence[SideContact]) -> bool:
+    """The feasibility programme of `admissible`, solved by HiGHS."""
+    n_bricks = len(loads)
     n_pts = np.array([len(j.points) for j in joints], dtype=int)
     n_bear = np.array([len(j.bearing) for j in joints], dtype=int)
     width = n_pts + n_bear + 3  # unknowns per joint: point frictions, bearing pushes, shear x, shear y, torsion

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from jarvis_sim.origami import affine2d as A
+from jarvis_sim.origami.box_pairs import boxes_at_points, overlapping_pairs
 from jarvis_sim.origami.planar import faces_ccw, polygon_area
 
 FOLD_SPEC = 1.2
@@ -26,7 +27,7 @@ CREASES = ("M", "V", "U")
 DEFAULT_ANGLE = {"B": 0.0, "M": -180.0, "V": 180.0, "F": 0.0, "U": 0.0, "C": 0.0, "J": 0.0}
 GEOM_TOL = 1e-7
 MAX_FOLD_BYTES = 32 << 20  # published designs are well under 10 MB
-MAX_ELEMENTS = 200_000  # vertices, edges or faces: the planarity check is quadratic in the edges
+MAX_ELEMENTS = 200_000  # vertices, edges or faces
 
 
 class FoldFormatError(ValueError):
@@ -342,30 +343,45 @@ def _check_planar(verts: NDArray[np.float64], edges: list[tuple[int, int]]) -> N
     for i, ln in enumerate(lens):
         if ln <= GEOM_TOL:
             raise FoldFormatError("edges_vertices", i, "edge has zero length")
-    # A vertex strictly inside an edge makes the graph non-planar as stored (the edge should be split).
-    for i in range(len(edges)):
-        rel = verts - p0[i]
-        t = A.dot(rel, d[i]) / (lens[i] ** 2)
-        dist = np.abs(rel[:, 0] * d[i, 1] - rel[:, 1] * d[i, 0]) / lens[i]
-        inside = (t > GEOM_TOL) & (t < 1 - GEOM_TOL) & (dist < GEOM_TOL * 10)
-        inside[list(edges[i])] = False
-        hits = np.nonzero(inside)[0]
-        if len(hits):
-            raise FoldFormatError("edges_vertices", i, f"vertex {int(hits[0])} lies inside the edge (graph not planar)")
-        q, s = p0, d
-        rxs = d[i, 0] * s[:, 1] - d[i, 1] * s[:, 0]
-        qp = q - p0[i]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t1 = (qp[:, 0] * s[:, 1] - qp[:, 1] * s[:, 0]) / rxs
-            t2 = (qp[:, 0] * d[i, 1] - qp[:, 1] * d[i, 0]) / rxs
-        eps = 1e-9
-        cross = (np.abs(rxs) > 1e-12) & (t1 > eps) & (t1 < 1 - eps) & (t2 > eps) & (t2 < 1 - eps)
-        cross[i] = False
-        # Edges sharing an endpoint meet there by design (nearly collinear ones would read as crossing).
-        cross &= ~np.isin(e[:, 0], edges[i]) & ~np.isin(e[:, 1], edges[i])
-        hits = np.nonzero(cross)[0]
-        if len(hits):
-            raise FoldFormatError("edges_vertices", i, f"crosses edge {int(hits[0])} (graph not planar)")
+    # Only edges and vertices whose boxes meet are compared (a grid index): the first edge, in order, with a vertex
+    # strictly inside it (the edge should be split) or crossing another edge is named, with the lowest such index.
+    slack = GEOM_TOL * 10 + 64 * np.finfo(float).eps * (1.0 + float(np.abs(verts).max()))
+    lo, hi = np.minimum(p0, p1) - slack, np.maximum(p0, p1) + slack
+    found: tuple[int, int, int] | None = None  # (edge, 0 for a vertex inside it or 1 for a crossing, the other)
+    points, lowest = np.unique(verts, axis=0, return_index=True)  # one vertex a point: the lowest index
+    for ei, pk in boxes_at_points(lo, hi, points):
+        vk = lowest[pk]
+        rel = verts[vk] - p0[ei]
+        t = A.dot(rel, d[ei]) / (lens[ei] ** 2)
+        dist = np.abs(rel[:, 0] * d[ei, 1] - rel[:, 1] * d[ei, 0]) / lens[ei]
+        inside = (t > GEOM_TOL) & (t < 1 - GEOM_TOL) & (dist < GEOM_TOL * 10) & (vk != e[ei, 0]) & (vk != e[ei, 1])
+        found = _earliest(found, ei[inside], 0, vk[inside])
+    for one, two in overlapping_pairs(lo, hi):
+        for ei, ej in ((one, two), (two, one)):
+            rxs = d[ei, 0] * d[ej, 1] - d[ei, 1] * d[ej, 0]
+            qp = p0[ej] - p0[ei]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t1 = (qp[:, 0] * d[ej, 1] - qp[:, 1] * d[ej, 0]) / rxs
+                t2 = (qp[:, 0] * d[ei, 1] - qp[:, 1] * d[ei, 0]) / rxs
+            eps = 1e-9
+            cross = (np.abs(rxs) > 1e-12) & (t1 > eps) & (t1 < 1 - eps) & (t2 > eps) & (t2 < 1 - eps)
+            # Edges sharing an endpoint meet there by design (nearly collinear ones would read as crossing).
+            cross &= (e[ej, 0] != e[ei, 0]) & (e[ej, 0] != e[ei, 1]) & (e[ej, 1] != e[ei, 0]) & (e[ej, 1] != e[ei, 1])
+            found = _earliest(found, ei[cross], 1, ej[cross])
+    if found is not None:
+        edge, kind, other = found
+        raise FoldFormatError("edges_vertices", edge, f"vertex {other} lies inside the edge (graph not planar)"
+                              if kind == 0 else f"crosses edge {other} (graph not planar)")
+
+
+def _earliest(best: tuple[int, int, int] | None, edge: NDArray[np.intp], kind: int,
+              other: NDArray[np.intp]) -> tuple[int, int, int] | None:
+    """The lowest of `best` and the hits (edge[k], kind, other[k]): the error the edge-by-edge check met first."""
+    if not len(edge):
+        return best
+    k = int(np.lexsort((other, edge))[0])
+    hit = (int(edge[k]), kind, int(other[k]))
+    return hit if best is None or hit < best else best
 
 
 def _check_faces(faces_raw: Any, verts: NDArray[np.float64], edges: list[tuple[int, int]]) -> list[tuple[int, ...]]:

@@ -31,7 +31,7 @@ from jarvis_sim.origami import affine2d as A
 from jarvis_sim.origami.check_budget import SAT_SOLVER, CheckLimits, _Clock, _Undecided
 from jarvis_sim.origami.fold_format import CREASES, CreasePattern
 from jarvis_sim.origami.layer_cnf import LayerCnf, cell_pairs, stack_sizes
-from jarvis_sim.origami.planar import arrange, faces_ccw, polygon_area
+from jarvis_sim.origami.planar import arrange, faces_ccw, inside_convex, interior_point, polygon_area
 from jarvis_sim.origami.verdict import FoldedState, Verdict, Violation
 
 ANGLE_TOL = 1e-6  # radians
@@ -228,8 +228,12 @@ def _compose(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float
     return A.compose(a, b)
 
 
-def folded_state(cp: CreasePattern, atol: float = 1e-6) -> tuple[FoldedState, list[Violation], dict[int, tuple[int, int]]]:
-    """Place faces by reflecting across creases from face 0; cycles that disagree by more than atol are violations."""
+def folded_state(cp: CreasePattern, atol: float = 1e-6, tick: Callable[[], None] | None = None
+                 ) -> tuple[FoldedState, list[Violation], dict[int, tuple[int, int]]]:
+    """Place faces by reflecting across creases from face 0; cycles that disagree by more than atol are violations.
+
+    `tick` is called every thousand faces or creases; it may raise to stop the work (a time limit).
+    """
     faces, edge_id = _fold_faces(cp)
     face_edges: list[tuple[int, ...]] = []
     sides: dict[int, list[int]] = {}
@@ -252,6 +256,8 @@ def folded_state(cp: CreasePattern, atol: float = 1e-6) -> tuple[FoldedState, li
         adj.setdefault(g, []).append((e, f))
     while queue:
         f = queue.popleft()
+        if tick is not None and f % 1024 == 0:
+            tick()
         tf = transforms[f]
         assert tf is not None
         for e, g in adj.get(f, []):
@@ -263,6 +269,8 @@ def folded_state(cp: CreasePattern, atol: float = 1e-6) -> tuple[FoldedState, li
     problems: list[Violation] = []
     done = [t if t is not None else np.full((2, 3), np.nan) for t in transforms]
     for e, (f, g) in sorted(crease_faces.items()):
+        if tick is not None and e % 1024 == 0:
+            tick()
         a, b = cp.edges[e]
         pa, pb = A.apply(done[f], cp.vertices[a]), A.apply(done[f], cp.vertices[b])
         expect = _compose(_reflection(pa, pb), done[f])
@@ -285,7 +293,8 @@ def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
     noisy = tol > FOLDED_TOL
     clock.say(f"placing {len(cp.edges)} edges' faces in the folded state"
               + (f" (merging points closer than {tol:.2g} of the sheet)" if noisy else ""))
-    state, problems, crease_faces = folded_state(cp, atol=max(1e-6, CLOSURE_FACTOR * tol))
+    state, problems, crease_faces = folded_state(cp, atol=max(1e-6, CLOSURE_FACTOR * tol),
+                                                 tick=lambda: clock.tick("placing the faces in the folded state"))
     if problems:
         return Verdict(False, problems, True, True, None)
     n_faces = len(state.faces)
@@ -293,31 +302,26 @@ def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
     for p in polys:
         if polygon_area(p) < 0:
             p[:] = p[::-1]
-    # Overlay: every sheet edge placed in the folded plane; merge coincident images before splitting.
-    seg_of: dict[tuple[float, ...], list[int]] = {}
-    for f in range(n_faces):
-        m = state.transforms[f]
-        for e in state.face_edges[f]:
-            a, b = cp.edges[e]
-            pa, pb = A.apply(m, cp.vertices[a]), A.apply(m, cp.vertices[b])
-            key = tuple(np.round(np.concatenate([pa, pb]) if tuple(pa) <= tuple(pb) else np.concatenate([pb, pa]), 9))
-            lst = seg_of.setdefault(key, [])
-            if e not in lst:
-                lst.append(e)
+    seg_of = edge_images(cp, state, lambda: clock.tick("placing the edges in the folded state"))
     keys = list(seg_of)
     clock.say(f"overlaying {n_faces} folded faces ({len(keys)} distinct edge images)")
-    arr = arrange(np.array(keys, dtype=float).reshape(-1, 2, 2), tol=tol, parallel_tol=tol if noisy else None)
-    cells = faces_ccw(arr.vertices, arr.edges)
-    samples = np.array([_interior_point(arr.vertices[c], 4 * tol if noisy else 0.0) for c in cells]).reshape(-1, 2)
+    arr = arrange(np.array(keys, dtype=float).reshape(-1, 2, 2), tol=tol, parallel_tol=tol if noisy else None,
+                  tick=lambda: clock.tick("overlaying the folded faces"))
+    cells = faces_ccw(arr.vertices, arr.edges, tick=lambda: clock.tick("tracing the overlap cells"))
+    samples = np.array([interior_point(arr.vertices[c], 4 * tol if noisy else 0.0) for c in cells]).reshape(-1, 2)
     mids = np.array([(arr.vertices[a] + arr.vertices[b]) / 2 for a, b in arr.edges]).reshape(-1, 2)
     cell_faces: list[list[int]] = [[] for _ in cells]
     mid_inside: list[list[int]] = [[] for _ in arr.edges]
+    def over_cells() -> None:
+        clock.tick("finding the faces over each overlap cell")
+
     for f, p in enumerate(polys):
-        for ci in np.nonzero(_inside_convex(p, samples, 0.0))[0].tolist():
+        over_cells()
+        for ci in np.nonzero(inside_convex(p, samples, 0.0, over_cells))[0].tolist():
             cell_faces[ci].append(f)
         # A crease image counts as inside a face (a tortilla) only clearly so: on a noisy sheet, edges lying on
         # the face's boundary stray about one tolerance; any wider margin would miss real taco-tortilla pairs.
-        for ki in np.nonzero(_inside_convex(p, mids, max(1e-6, 2 * tol)))[0].tolist():
+        for ki in np.nonzero(inside_convex(p, mids, max(1e-6, 2 * tol), over_cells))[0].tolist():
             mid_inside[ki].append(f)
     # Size the problem before building it: pairs and triples of faces sharing a cell.
     stacks = sorted({tuple(sorted(fs)) for fs in cell_faces})
@@ -330,7 +334,9 @@ def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
                          f"{estimate:,} clauses ({clock.limits.budget_text()})")
     clock.say(f"{len(cells)} overlap cells, up to {max_stack} faces deep: about {estimate:,} clauses")
     cnf = LayerCnf()
-    for f, g in cell_pairs(cell_faces):
+    for k, (f, g) in enumerate(cell_pairs(cell_faces)):
+        if k % 65536 == 0:
+            clock.tick("numbering the overlapping face pairs")
         cnf.pair(f, g)
     # Crease constraints: the assignment fixes which of the two faces lies above.
     for e, (f, g) in sorted(crease_faces.items()):
@@ -382,6 +388,25 @@ def solve_layers(cp: CreasePattern, limits: CheckLimits | None = None,
     return Verdict(False, [Violation("layer-order", msg, verts, tuple(edges_all))], True, True, None, stats)
 
 
+def edge_images(cp: CreasePattern, state: FoldedState,
+                tick: Callable[[], None] | None = None) -> dict[tuple[float, ...], list[int]]:
+    """The overlay's input: every sheet edge placed in the folded plane, coincident images merged before splitting.
+
+    Keyed by the image's ends (x0, y0, x1, y1), rounded to 1e-9 and ordered; the value lists the edges placed there.
+    """
+    seg_of: dict[tuple[float, ...], dict[int, None]] = {}  # dicts as ordered sets: a stack of faces shares images
+    for f in range(len(state.faces)):
+        if tick is not None and f % 1024 == 0:
+            tick()
+        m = state.transforms[f]
+        for e in state.face_edges[f]:
+            a, b = cp.edges[e]
+            pa, pb = A.apply(m, cp.vertices[a]), A.apply(m, cp.vertices[b])
+            key = tuple(np.round(np.concatenate([pa, pb]) if tuple(pa) <= tuple(pb) else np.concatenate([pb, pa]), 9))
+            seg_of.setdefault(key, {})[e] = None
+    return {key: list(edges) for key, edges in seg_of.items()}
+
+
 def _tacos(cp: CreasePattern, state: FoldedState, crease_faces: dict[int, tuple[int, int]], arr: Any,
            seg_of: dict[tuple[float, ...], list[int]], keys: list[tuple[float, ...]], mid_inside: list[list[int]],
            clock: _Clock) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
@@ -400,6 +425,7 @@ def _tacos(cp: CreasePattern, state: FoldedState, crease_faces: dict[int, tuple[
             if side[e1] == side[e2] and not set(crease_faces[e1]) & set(crease_faces[e2]):
                 taco_taco.add((e1, e2))
         for e in creases:
+            clock.tick("finding tacos")  # one edge image may carry many creases over many faces
             for c in mid_inside[k]:
                 if c not in crease_faces[e]:
                     taco_tortilla.add((e, c))
@@ -443,41 +469,3 @@ def _side(cp: CreasePattern, state: FoldedState, e: int, f: int) -> float:
     if d[0] < -1e-9 or (abs(d[0]) <= 1e-9 and d[1] < 0):
         d = -d
     return 1.0 if d[0] * (c - pa)[1] - d[1] * (c - pa)[0] > 0 else -1.0
-
-
-def _interior_point(poly: NDArray[np.float64], inset: float = 0.0) -> NDArray[np.float64]:
-    """A point strictly inside a counter-clockwise polygon (convex or not), at least `inset` from its longest side
-    where the polygon is that thick (noisy faces are only known to lie within a tolerance of their edges)."""
-    best = None
-    n = len(poly)
-    for i in range(n):
-        p, q = poly[i], poly[(i + 1) % n]
-        d = q - p
-        ln = float(np.hypot(*d))
-        if best is None or ln > best[0]:
-            best = (ln, p, d)
-    assert best is not None
-    ln, p, d = best
-    normal = np.array([-d[1], d[0]]) / ln
-    mid = p + d / 2
-    # Step inward a fraction of the polygon's thickness along the normal.
-    depth = A.dot(poly - mid, normal)
-    step = min(max(float(depth.max()), 1e-9) * 1e-3, 1e-5)
-    if inset > step:
-        step = min(inset, float(depth.max()) / 2)
-    return np.asarray(mid + normal * step)
-
-
-def _inside_convex(poly: NDArray[np.float64], pts: NDArray[np.float64], margin: float) -> NDArray[np.bool_]:
-    """Which points lie inside a counter-clockwise convex polygon by more than `margin`."""
-    ok = np.ones(len(pts), dtype=bool)
-    n = len(poly)
-    for i in range(n):
-        p, q = poly[i], poly[(i + 1) % n]
-        d = q - p
-        ln = float(np.hypot(*d))
-        if ln < 1e-12:
-            continue
-        cross = (d[0] * (pts[:, 1] - p[1]) - d[1] * (pts[:, 0] - p[0])) / ln
-        ok &= cross > margin
-    return ok

@@ -7,6 +7,9 @@ bricks) hold a task of 29 action bricks and a task on a 236-brick start, the max
 suite. Those 48 hold 915 tasks; greedy swaps for the seed's next 60 Panda-sized assemblies (each time the
 pair that brings the count nearest 1,067; the two holding those maxima are never swapped out) bring the
 pool to exactly 1,067 tasks: two swaps, for v107-00056-vehicle and v107-00097-random_stack.
+Seed 107 is generated for one arm (GeneratorConfig.single_arm); a build trimmed of what one arm cannot press on is
+refilled to its drawn size, so every assembly has the size it had before the check and the pool the same segments:
+the same 1,067 task ids, starts and lengths, of bricks one arm can build.
 """
 
 from __future__ import annotations

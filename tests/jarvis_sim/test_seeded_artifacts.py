@@ -40,8 +40,8 @@ def test_seeded_artifacts_do_not_depend_on_the_blas_kernel(tmp_path: Path) -> No
         assert proc.returncode == 0, f"{name}: {err[-2000:]}"
         found[name] = json.loads(out.read_text(encoding="utf-8"))
     reference = found["default"]
-    for suite in ("jarvis-mini", "jarvis-v2"):
-        assert reference[f"suite/{suite}"] == hashlib.sha256(suite_path(suite).read_bytes()).hexdigest()
+    # jarvis-v2's own bytes are checked by tests/jarvis_sim/tasks/test_suites.py (regeneration, minutes).
+    assert reference["suite/jarvis-mini"] == hashlib.sha256(suite_path("jarvis-mini").read_bytes()).hexdigest()
     for name, got in found.items():
         differ = sorted(k for k in reference if got.get(k) != reference[k])
         assert not differ, f"{name} ({KERNELS[name]}) regenerates different bytes for {differ}"

@@ -42,13 +42,22 @@ GROUP_VISUAL = 2
 GROUP_COLLISION = 3
 
 
+# Sliding friction of ABS on ABS, LEGO's brick material: 0.2, the coefficient both LEGO simulators that model the
+# studs' contact use: BrickFEM (M. Pletz, github.com/mpletz/BrickFEM, README: every example assembly's `mu`, the
+# Abaqus penalty contact between the bricks, its 1x1 pull-off case the one to calibrate mu against measured forces)
+# and BrickSim (arXiv:2603.16853: effective friction 0.2 at each stud contact point). MuJoCo takes the larger of two
+# geoms' coefficients: a brick on a brick or on the (ABS) baseplate slides at this; on the table and between the
+# finger pads, at theirs (scene.py, panda.py).
+ABS_ON_ABS_FRICTION = 0.2
+
+
 @dataclass(frozen=True)
 class BrickContact:
     """Contact parameters of brick geoms (MuJoCo solref / solimp / friction / condim / margin)."""
 
     solref: tuple[float, float] = (0.004, 1.0)  # time constant >= 2x the 1-2 ms timestep, critical damping
     solimp: tuple[float, float, float, float, float] = (0.95, 0.99, 0.0005, 0.5, 2.0)
-    friction: tuple[float, float, float] = (1.0, 0.005, 1e-4)
+    friction: tuple[float, float, float] = (ABS_ON_ABS_FRICTION, 0.005, 1e-4)
     condim: int = 4  # torsional friction keeps a brick from spinning between the fingers
     margin: float = 0.0
 

@@ -16,6 +16,7 @@ from jarvis_sim.backends.mujoco.clutch import (
 )
 from jarvis_sim.backends.mujoco.clutch_welds import PULL_IN_S
 from jarvis_sim.backends.mujoco.core import MujocoCore
+from jarvis_sim.backends.mujoco.scene import CLUTCH_TORQUESCALE
 from jarvis_sim.lego.statics import GROUND as GROUND_INDEX
 from jarvis_sim.lego.statics import admissible
 
@@ -30,7 +31,8 @@ class ClutchLoads(MujocoCore):
         moment about the engaged centre N m), world frame.
 
         Calibrated against known wrenches: a weld's three translational rows hold minus the external force on
-        its first body, its three rotational rows minus twice the external torque about the anchor.
+        its first body, its three rotational rows minus twice the external torque about the anchor over the weld's
+        torque scale (scene.CLUTCH_TORQUESCALE: MuJoCo scales those rows' Jacobian by it).
         """
         d = self.data if data is None else data
         # MuJoCo lays out the equality rows first (d.ne of them): no scan of the whole constraint array. This runs
@@ -51,7 +53,7 @@ class ClutchLoads(MujocoCore):
         cross = np.stack([lever[:, 1] * force[:, 2] - lever[:, 2] * force[:, 1],
                           lever[:, 2] * force[:, 0] - lever[:, 0] * force[:, 2],
                           lever[:, 0] * force[:, 1] - lever[:, 1] * force[:, 0]], axis=1)
-        moment = -0.5 * f[:, 3:] + cross
+        moment = -0.5 * CLUTCH_TORQUESCALE * f[:, 3:] + cross
         return eqs, force, moment
 
     def _net_loads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -15,6 +15,7 @@ from jarvis_sim.backends.mujoco.clutch import (
 )
 from jarvis_sim.backends.mujoco.core import MujocoCore
 from jarvis_sim.backends.mujoco.poses import weld_data
+from jarvis_sim.backends.mujoco.scene import CLUTCH_TORQUESCALE
 from jarvis_sim.lego.statics import GROUND as GROUND_INDEX
 from jarvis_sim.lego.statics import joint_on_cells
 
@@ -46,6 +47,7 @@ class ClutchWelds(MujocoCore):
         mujoco.mju_quat2Mat(rot2, q2)
         data[0:3] = rot2.reshape(3, 3).T @ (pos - p2)
         data[3:6] = 0.0
+        data[10] = CLUTCH_TORQUESCALE  # stiff rotation at any brick's inertia (scene.py)
         m.eq_data[eq] = data
         d.eq_active[eq] = 1
         seat = self.clutch.seated[brick]
@@ -100,6 +102,11 @@ class ClutchWelds(MujocoCore):
         # The studs of what it came off are still inside its underside: no floor until it is clear of them.
         self._engaged.add(brick)
         self.data.eq_active[eq] = 0
+        # MuJoCo does not wake an island when one of its welds is switched off: a structure that fell asleep in the
+        # step its connection broke would hang in the air (measured: a 1x8 cantilever carrying sixteen 2x8 bricks,
+        # whose stiff welds left nothing moving when it broke).
+        if self.data.tree_asleep[self._tree[brick]] >= 0:
+            self._wake_all()
         self.clutch.links.discard(frozenset((brick, support)))
         if not self._connected(brick):
             self._start_slip(brick, support, self._capacity[eq])  # its studs are still in: they keep their friction

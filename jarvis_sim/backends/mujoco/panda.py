@@ -162,6 +162,8 @@ def _add_finger(hand: mujoco.MjsBody, side: Literal["left", "right"]) -> None:
     # hand: the stock 19 mm pads overhang small bricks and strike neighbours clutched beside them.
     _box(finger, "", (0.0095, 0.006, 0.012), (0.0, sign * 0.010, 0.012), JOINT_RGBA)
     pad = _box(finger, f"panda/pad_{side}", (PAD_HALF_WIDTH_M, 0.004, 0.015), (0.0, sign * 0.004, 0.040), JOINT_RGBA)
+    # Not from a source: no published coefficient of LEGO-handling fingertips on ABS was found (issue 28). A pad
+    # holds a brick at this, the larger of the two geoms' coefficients (bricks.ABS_ON_ABS_FRICTION is 0.2).
     pad.friction = [1.5, 0.005, 1e-4]
     pad.condim = 4
     pad.solref = [0.004, 1.0]

@@ -92,9 +92,21 @@ def clutch_eq_name(brick_id: str, slot: int) -> str:
 
 # The clutch welds' impedance: near-hard (0.1 N must not stretch one visibly). Their time constant is twice the
 # physics step, the stiffest MuJoCo keeps stable (below it, with its safety clamp off, a 1x1 post blew up within
-# 60 ms). A weld's compliance also scales with its bricks' inverse inertia: a 1x8 plate on a 1x1 post, loaded to a
-# third of its capacity, droops 0.78 deg at the 2 ms step and 0.195 deg at 1 ms (tests/.../test_clutch_weight.py).
+# 60 ms), and 0.9999 is the largest impedance MuJoCo accepts (mjMAXIMP).
 CLUTCH_SOLIMP = (0.9999, 0.9999, 0.001, 0.5, 2.0)
+
+# The clutch welds' torque scale (eq_data[10]). What is left of a weld's compliance at that impedance is its
+# regulariser R = (1 - d) / d * invweight0: it scales with the bricks' inverse inertia, not with the rows' real
+# weight, so a 0.38 g 1x1 post's rotation is soft (its invweight0 is 2.2e8 per kg m^2). The torque scale multiplies
+# the rotational rows' residual and Jacobian but not R: their steady-state give under a moment falls as 1 / scale^2,
+# while the reference dynamics (time constant, damping) and so the stability stay as they are. A 1x8 plate on a
+# 1x1 post loaded to a third of its capacity droops 0.78 deg at scale 1 (2 ms step), 0.195 at 2, 0.049 at 4,
+# 0.0078 at 10 (measured, tests/jarvis_sim/backends/test_clutch_weight.py; at scale 1 and a 1 ms step, 0.195).
+# 2 gives at the default 2 ms step what a 1 ms step gave at scale 1, without halving the step. At 4, a hand gripping
+# a seated brick a fifth of a millimetre off its centre pried the structure below harder through the stiffer joints:
+# two tests that pick a seated brick back off its support failed (the pull tore the support loose too, and the
+# fingers then met it).
+CLUTCH_TORQUESCALE = 2.0
 
 
 def clutch_solref(timestep_s: float) -> tuple[float, float]:
@@ -188,6 +200,8 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
     table.pos = [(tx0 + tx1) / 2, (ty0 + ty1) / 2, -0.02]
     table.rgba = list(TABLE_RGBA)
     table.material = "matte"
+    # Not from a source: no published coefficient of ABS on a table top (wood or laminate) was found (issue 28 asks
+    # for one). Bricks slide on the table at this, the larger of the two geoms' coefficients (bricks.py).
     table.friction = [1.0, 0.005, 1e-4]
     table.condim = 3
     table.contype = 1

@@ -3,7 +3,6 @@ be written. In each, nothing finished is lost and no completed result is rewritt
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import signal
@@ -98,9 +97,7 @@ class _Runtime:
         return run_episode(job, root / "episodes" / job.episode_id)
 
 
-def test_record_that_cannot_be_written_fails_the_episode_with_the_reason(
-    tmp_path: Path, quiz_plugin: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_record_that_cannot_be_written_fails_the_episode_with_the_reason(tmp_path: Path, quiz_plugin: None) -> None:
     settings = make_settings(tmp_path, workers=0)
     queue: EpisodeQueue = create_app(settings, start_workers=False).state.queue
     with TestClient(create_app(settings, start_workers=False)) as client:
@@ -110,14 +107,16 @@ def test_record_that_cannot_be_written_fails_the_episode_with_the_reason(
     assert claim is not None and claim.episode_id == ok_id
     assert execute_claim(claim, queue, _Runtime(), "w1", settings.data_dir, heartbeat_s=1.0)
 
-    def disk_full(*_a: Any, **_k: Any) -> str:
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr("agent.server.workers.store_record", disk_full)
+    # A directory where the record goes: a real error that waiting would not cure, so the episode fails at once
+    # (a full disk is waited out first: tests/agent/server/test_disk_full_worker.py).
+    (settings.data_dir / "episodes" / bad_id / "record.json").mkdir(parents=True)
     claim = queue.claim("w1")
     assert claim is not None and claim.episode_id == bad_id
+    started = time.monotonic()
     assert execute_claim(claim, queue, _Runtime(), "w1", settings.data_dir, heartbeat_s=1.0)
+    assert time.monotonic() - started < 30
     bad, good = queue.get(bad_id), queue.get(ok_id)
-    assert bad is not None and bad.status == "failed" and "No space left" in (bad.error or "")
+    assert bad is not None and bad.status == "failed" and "Is a directory" in (bad.error or "")
+    assert (bad.error or "").startswith("could not store the episode record")
     assert good is not None and good.status == "done" and good.record_path
     assert json.loads((settings.data_dir / good.record_path).read_text())["episode_id"] == ok_id

@@ -105,7 +105,9 @@ def test_a_brick_on_several_supports_is_pried_only_by_the_load_on_all_its_studs(
     """jarvis-v1's house v7-00325/043: a 2x3 brick eleven bricks below the top of a wall stands on four one-stud
     joints. 1 N pressed on the wall's top loads one of them to 1.65 x a one-stud capacity through the soft welds'
     compatibility moments, and judged alone it broke and 104 connections followed. Judged as the rigid brick on all
-    four studs it holds; the same press ten times harder still breaks the wall."""
+    four studs it holds, and so does a press ten times harder: a press down is compression, which the statics carries
+    at any size (with the welds' rotation soft, the wall's top swayed 11 mm under it and broke). Pushed across the
+    wall at its top past what the statics allows there (0.3-0.5 N), it breaks."""
     from jarvis_sim.tasks.registry import load_task
 
     task = load_task("lego/v7-00325-house/043")
@@ -122,6 +124,11 @@ def test_a_brick_on_several_supports_is_pried_only_by_the_load_on_all_its_studs(
         for k in range(60):
             b.data.xfrc_applied[top, 2] = -10.0 * min(1.0, k / 30.0)
             b.step(1)
+        assert b.clutch.links == links
+        b.data.xfrc_applied[top, 2] = 0.0
+        for k in range(60):
+            b.data.xfrc_applied[top, 1] = -1.0 * min(1.0, k / 30.0)
+            b.step(1)
         assert len(links - b.clutch.links) > 5
     finally:
         b.close()
@@ -129,8 +136,9 @@ def test_a_brick_on_several_supports_is_pried_only_by_the_load_on_all_its_studs(
 
 def test_a_press_the_structure_can_share_around_its_loops_does_not_break_it(monkeypatch: pytest.MonkeyPatch):
     """The same house, 6 N pressed on the wall's top: the soft welds' split of it puts one-stud joints far down the
-    wall over capacity (judged joint by joint, dozens of connections broke), but the studs can share it around the
-    wall's loops (jarvis_sim/lego/statics.py), so nothing breaks."""
+    wall over capacity (judged joint by joint, connections broke: dozens with the welds' rotation soft, two at
+    scene.CLUTCH_TORQUESCALE 2), but the studs can share it around the wall's loops (jarvis_sim/lego/statics.py), so
+    nothing breaks."""
     from jarvis_sim.tasks.registry import load_task
 
     task = load_task("lego/v7-00325-house/043")
@@ -151,7 +159,7 @@ def test_a_press_the_structure_can_share_around_its_loops_does_not_break_it(monk
         finally:
             b.close()
     assert broken[0] == 0
-    assert broken[1] > 5
+    assert broken[1] > 0
 
 
 def test_seeded_reset_twice_gives_identical_states(backend):
@@ -400,10 +408,10 @@ def test_lateral_push_above_capacity_dislodges_a_brick_below_it_does_not(monkeyp
         b.step(100)
         state = b.world_state().by_id()["s003"]
         assert state.connected_to == []
-        # It stays dislodged: pushed on off its studs, it rests on the stud tops, off its seat (tilted or level: its
-        # studs' friction held it level until they were out).
+        # It stays dislodged: pushed on off its studs, it is off its seat, up on the stud tops or, ABS sliding on ABS
+        # at 0.2 (bricks.ABS_ON_ABS_FRICTION), pushed on over them and off the stack.
         assert np.linalg.norm(np.array(state.position) - start) > 0.0008
-        assert state.position[2] - start[2] > 0.001
+        assert abs(state.position[2] - start[2]) > 0.001
         # The weakest joint went first. (Pushed on, the loose brick jams on the studs below and may pry the 2x8 off.)
         assert broken is not None and broken.by_id()["s001"].connected_to == ["ground"]
     finally:

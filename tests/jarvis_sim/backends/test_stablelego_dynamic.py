@@ -28,13 +28,14 @@ def _root():  # type: ignore[no-untyped-def]
 _PRY = ("the simulator pries a connection about the rim of its engaged region (1..6 studs in a line at 0.8-1.33x "
         "Funes' measured torques) and the weight above holds it down; StableLego's analysis pivots at the outermost "
         "contact point, about 0.6x as strong for a 2x2 joint under a 2x4")
-_HEAVY = ("StableLego's 200 g weight on 2 g bricks (90:1): the structure moves 8 mm (fail) and 27 mm (good) in 2 s "
-          "with no connection breaking, a sag of the welds rather than a verdict")
-_HEAVY_PAIR = ("external_weight_good", "external_weight_fail")  # either way, until the sag is understood
-_SHORT = {"stair_20": _PRY + " (stair_20's weakest joint, by clutch_model: 0.58 of its capacity)", "stick_heavy": _PRY, "external_weight_good": _HEAVY, "external_weight_fail": _HEAVY}
+# external_weight_fail moved 8 mm unbroken at torque scale 1; since scene.CLUTCH_TORQUESCALE is 2 it gets its verdict.
+_HEAVY = ("StableLego's 200 g weight on 2 g bricks (90:1): the good one moves 27-29 mm in 2 s with no connection "
+          "breaking, at any of the welds' torque scales tried (1, 2, 4: so not their rotational sag)")
+_SHORT = {"stair_20": _PRY + " (stair_20's weakest joint, by clutch_model: 0.58 of its capacity)", "stick_heavy": _PRY,
+          "external_weight_good": _HEAVY}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=n not in _HEAVY_PAIR, reason=_SHORT[n]))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_SHORT[n]))
                                   if n in _SHORT else n for n in sorted(stablelego.VERDICTS)])
 def test_a_stablelego_structure_stands_or_collapses_in_the_simulator_as_stablelego_says(name: str) -> None:
     structure = stablelego.load_structure(_root(), name)

@@ -65,7 +65,6 @@ def test_pry_takes_the_weaker_edge_and_a_lever() -> None:
 
 def test_seating_press_is_its_own_figure_below_capacity() -> None:
     assert cm.SEAT_PRESS_N == 1.0 and cm.ROBOT_PRESS_N == 15.0 and cm.ROBOT_PRESS_SUPPORTED_N == 5.0
-    assert cm.SEAT_CAPTURE_M == 0.002 and pytest.approx(np.radians(5)) == cm.SEAT_CAPTURE_YAW_RAD
     weakest = cm.connection_strength([(0, 0), (1, 0), (0, 1), (1, 1)], [(0, 0)])
     assert weakest.pull_n > cm.SEAT_PRESS_N
 
@@ -77,3 +76,12 @@ def test_bad_input_is_named() -> None:
         cm.connection_strength([(0, 0)], [(3, 3)])
     with pytest.raises(ValueError, match="at least 1 stud wide"):
         cm.points_per_stud(0)
+
+
+def test_capture_is_the_parts_lead_in_not_a_simulators_tolerance() -> None:
+    # LEGO's part geometry (units: 8 mm pitch, 4.8 mm stud, 6.51 mm tube): a stud touches the tube beside it, so
+    # a footprint corner off its seat by more than the stud's and tube's rounded edges lands on a rim.
+    from jarvis_sim.backends.mujoco.clutch import STUD_LEAD_IN_M
+
+    assert 0.0 <= cm.stud_tube_clearance_m() < 0.00001
+    assert cm.stud_tube_clearance_m() < STUD_LEAD_IN_M < 0.002  # well inside BrickSim's 2 mm registration tolerance

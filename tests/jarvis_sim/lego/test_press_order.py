@@ -66,7 +66,7 @@ def test_a_press_waits_for_the_counterweight_that_steadies_its_support() -> None
 @pytest.mark.parametrize("seed", ["v107/7", "v107/15", "v107/3"])
 def test_every_generated_brick_takes_its_press_in_build_order(seed: str) -> None:
     """The generator's single-arm builds: every brick, pressed on in build order with everyone's weight, is
-    admissible where press_point says; the pre-statics generation of the same seed had bricks that were not."""
+    admissible where press_point says."""
     a = generate_assembly("x", seed)
     a.validate()
     structure = Structure(baseplate=True)
@@ -92,3 +92,20 @@ def test_the_seating_press_is_one_figure_per_connection() -> None:
         for b in s.bricks:
             st.add(b)
     assert one.press_point(far, keep=False) == two.press_point(far, press_n=SEAT_PRESS_N, keep=False)
+
+
+def test_a_trimmed_single_arm_build_is_refilled_to_its_drawn_size() -> None:
+    """v107/7 (stairs, 77 bricks drawn): its layer-order pass left 12 bricks out (65 stayed, before the refill); the
+    generator builds on what one arm can build until the assembly has its 77 bricks again, as many as the drop rule
+    alone gives (so its tasks are the same segments), each taking its press in build order."""
+    from jarvis_sim.lego.generator import GeneratorConfig
+
+    drop_rule_only = generate_assembly("x", "v107/7", config=GeneratorConfig(single_arm=False))
+    a = generate_assembly("x", "v107/7")
+    assert len(a) == len(drop_rule_only) == 77
+    a.validate()
+    structure = Structure(baseplate=True)
+    for b in a:
+        assert structure.press_point(b) is not False, b.id
+    _, refused = single_arm_order(list(drop_rule_only), baseplate=True)
+    assert refused  # the pre-check build of this seed has bricks one arm cannot press on

@@ -122,3 +122,23 @@ def test_on_a_bare_table_a_brick_can_be_pushed_down_but_not_held_down() -> None:
 def test_a_joint_needs_cells() -> None:
     with pytest.raises(ValueError, match="at least one cell"):
         joint_on_cells(0, GROUND, [], ORIGIN, 0.0)
+
+
+def test_a_repeated_programme_gets_the_verdict_its_solve_gave() -> None:
+    """admissible remembers verdicts by a digest of the programme's exact input: the same question answers as the
+    solver did, and a question differing in one load (or in the capacity) is solved again."""
+    from jarvis_sim.lego import statics
+
+    cells = _rect(2, 2)
+    joint = joint_on_cells(0, GROUND, cells, ORIGIN, 0.0, footprint=cells)
+    near = 12 * T  # a straight pull on 4 studs x 3 points holds up to 12 T
+    for pull, point_n in ((0.99 * near, T), (1.01 * near, T), (1.01 * near, 1.02 * T)):
+        loads = np.array([[0.0, 0.0, pull, 0.0, 0.0, 0.0]])
+        solved = statics._solve([joint], loads, joint.centre, point_n, ())
+        assert admissible([joint], loads, joint.centre, point_n) is solved
+        assert admissible([joint], loads, joint.centre, point_n) is solved  # from the remembered verdict
+        key = statics._programme_digest([joint], loads, joint.centre, point_n, ())
+        assert statics._VERDICTS[key] is solved
+    assert [statics._VERDICTS[statics._programme_digest([joint], np.array([[0.0, 0.0, p, 0.0, 0.0, 0.0]]),
+                                                        joint.centre, n, ())]
+            for p, n in ((0.99 * near, T), (1.01 * near, T), (1.01 * near, 1.02 * T))] == [True, False, True]
