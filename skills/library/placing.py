@@ -28,6 +28,7 @@ from skills.hand import PAD
 from skills.library.common import go_home, wait_gripper
 from skills.library.picking import _pick
 from skills.library.push import (
+    PUSH_EASE_MM,
     PUSH_MARGIN_N,
     PUSH_N_PER_STUD,
     STUD_MM,
@@ -279,9 +280,10 @@ def _set_and_push(ctx: SkillContext, pose: Pose, tolerance_mm: float, blocked: P
     press_n = min(PUSH_N_PER_STUD * held.size[0] * held.size[1] + PUSH_MARGIN_N, PRESS_MAX_N)
     above = _pad_target(ctx, pose.x_mm, pose.y_mm, tcp_seat_mm + APPROACH_HEIGHT_MM)
     _transfer(ctx, above, top_down_quaternion(_hand_yaw(ctx, above, yaw)), check_collisions=False)
+    ease = None if hits(turn, (PUSH_EASE_MM,), push_tips - STUD_MM - 0.5) else PUSH_EASE_MM
     set_and_push(ctx, _pad_target(ctx, pose.x_mm, pose.y_mm, tcp_seat_mm), yaw, lift, span + RELEASE_OPENING_MM,
                  above, _pad_target(ctx, pose.x_mm, pose.y_mm, push_tips + FINGERTIP_BELOW_TCP_MM), turn, press_n,
-                 lambda at, y: _hand_yaw(ctx, at, y))
+                 lambda at, y: _hand_yaw(ctx, at, y), ease)
     return _verify_placed(ctx, held, pose, tolerance_mm, above, ctx.backend.robot_state().ee_quaternion)
 
 

@@ -31,6 +31,10 @@ SETTLE_S = 0.3
 # pushed with 1.5 N, stayed on the stud tops 0.4 mm off: jarvis-v1 v7-00349-vehicle/012 b033).
 PUSH_N_PER_STUD = 1.0
 PUSH_MARGIN_N = 2.0
+# Closed with a light force, the pads leave a gap a stud can wedge in: a 1x1 brick pushed home was squeezed by its stud
+# and carried up 16 mm by the rising hand, to land back on the stud tops (jarvis-v2 v107-00019-vehicle/006 b022). They
+# open to the stud's diameter (4.8 mm, jarvis_sim/lego/units.py STUD_DIAMETER_M) and a millimetre more before rising.
+PUSH_EASE_MM = 4.8 + 1.0
 
 Blocked = Callable[[float, tuple[float, ...], float], list[str]]  # (gripper yaw, openings mm, tips z mm) -> ids
 
@@ -53,9 +57,10 @@ def push_yaw(blocked: Blocked, yaws: list[float], tips_z_mm: float) -> float | N
 
 def set_and_push(ctx: SkillContext, tcp_at_seat: np.ndarray, gripper_yaw: float, lift_mm: float, open_mm: float,
                  above: np.ndarray, push_tcp: np.ndarray, push_yaw_rad: float, press_n: float,
-                 hand_yaw: Callable[[np.ndarray, float], float]) -> None:
+                 hand_yaw: Callable[[np.ndarray, float], float], ease_mm: float | None = None) -> None:
     """Let the held brick go `lift_mm` above its seat (the TCP at `tcp_at_seat` would seat it), rise to `above`,
-    then push it home with the closed fingers, the TCP coming down to `push_tcp` at most (world m)."""
+    then push it home with the closed fingers, the TCP coming down to `push_tcp` at most (world m). `ease_mm`: the
+    opening the pads ease to after the push, before they rise (None: they rise closed)."""
     assert ctx.motion is not None
     release = tcp_at_seat + np.array([0.0, 0.0, lift_mm / 1000.0])
     quat = top_down_quaternion(hand_yaw(above, gripper_yaw))
@@ -76,6 +81,9 @@ def set_and_push(ctx: SkillContext, tcp_at_seat: np.ndarray, gripper_yaw: float,
     start = push_tcp + np.array([0.0, 0.0, (lift_mm + STUD_MM + 3.0) / 1000.0])
     ctx.motion.move_to(ctx, start, push_quat, speed=0.03, check_collisions=False)
     guarded_press(ctx, push_tcp, push_quat, press_n)
+    if ease_mm is not None:
+        ctx.backend.set_gripper(closed=False, width_m=ease_mm / 1000.0)
+        wait_gripper(ctx)
     ctx.motion.move_to(ctx, np.array([push_tcp[0], push_tcp[1], above[2]]), push_quat, speed=0.1,
                        check_collisions=False)
     if math.isfinite(open_mm):
