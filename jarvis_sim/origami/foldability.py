@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
@@ -128,10 +129,13 @@ def check(cp: CreasePattern, global_check: bool = True, limits: CheckLimits | No
     if not (math.isfinite(given) and given >= 0):
         raise ValueError(f"coordinate noise must be a finite number >= 0, got {given!r}")
     source = cp.noise_source if noise is None else "given"
+    limits = limits or CheckLimits()
+    if limits.started is None:  # one clock for the whole check, both passes
+        limits = replace(limits, started=time.perf_counter())
     sheet, origin, scale = _unit_sheet(cp)
     as_written = _check_sheet(sheet, 0.0, global_check, limits, progress)
     # Unfoldable as written, or undecided by size (unmerged near-duplicates of noisy points inflate the
-    # problem): check again within the file's precision. A time limit would only be spent twice.
+    # problem): check again within the file's precision, on what is left of the same clock.
     if as_written.foldable or given == 0 or as_written.undecided_reason.startswith("time limit"):
         verdict = as_written
     else:

@@ -70,9 +70,11 @@ def test_one_tokens_sleeping_programs_do_not_stall_another_token(tmp_path: Path)
         reads: list[float] = []
         programs: list[float] = []
         started = time.monotonic()
+        next_program = started  # one program every 1.5 s: at most 17 in 25 s, within the episode's 20 rounds
         while time.monotonic() - started < 25:  # past the 15 s idle limit, with the normal token busy
             reads += read_round()
-            if len(reads) % 10 == 2:
+            if time.monotonic() >= next_program:
+                next_program += 1.5
                 t0 = time.monotonic()
                 r = client.post(f"/v1/episodes/{normal_id}/programs", json={"code": "x = 1\n"},
                                 headers={"Authorization": NORMAL})
