@@ -446,10 +446,10 @@ def generate_assembly(
     b = _Builder(rng, cfg, limit, palette)
     _fill(b, main_kind, first=True)
     bricks = _layer_order(b.placed)
-    for _ in range(REFILLS if cfg.single_arm else 0):
+    for refill in range(REFILLS + 1 if cfg.single_arm else 0):
         built, refused = single_arm_order(bricks, baseplate=True)
         bricks = [bk.model_copy(update={"id": f"b{i:03d}"}) for i, (bk, _where) in enumerate(built)]
-        if not refused:
+        if not refused or refill == REFILLS:
             break
         # The trim left the assembly short of its size: build on what one arm can build, up to the size drawn, so
         # the single-arm assembly is as large as the drop rule alone makes it (its tasks as many and as long).
@@ -457,10 +457,6 @@ def generate_assembly(
         if not _fill(b, main_kind, first=False):
             break  # nothing more fits: the trimmed assembly stays as it is
         bricks = _layer_order(b.placed)
-    else:
-        if cfg.single_arm:  # the last refill's bricks, ordered and trimmed once more
-            built, _ = single_arm_order(bricks, baseplate=True)
-            bricks = [bk.model_copy(update={"id": f"b{i:03d}"}) for i, (bk, _where) in enumerate(built)]
     # Every generated build stands on a 32x32 baseplate (footprints stay within 24x24 studs): level-0 bricks
     # then clutch to studs like on a real build plate instead of merely resting on the table.
     return Assembly(bricks, baseplate=True, name=assembly_id)

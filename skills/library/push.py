@@ -15,11 +15,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from jarvis_sim.lego import units as u
 from skills.context import SkillContext
 from skills.library.common import wait_gripper
 from skills.motion import guarded_press, step_watching, top_down_quaternion
 
-STUD_MM = 1.7  # stud height: what stands above a neighbour's top face
+STUD_MM = u.STUD_HEIGHT_M * 1000.0  # stud height: what stands above a neighbour's top face
 RELEASE_CLEARANCE_MM = 1.0  # the pads' bottom above the highest stud beside the seat when they open
 LIFT_STEP_MM = 0.5
 LIFT_MAX_MM = 15.0  # a brick dropped from higher than this lands anywhere: not a placement
@@ -33,8 +34,8 @@ PUSH_N_PER_STUD = 1.0
 PUSH_MARGIN_N = 2.0
 # Closed with a light force, the pads leave a gap a stud can wedge in: a 1x1 brick pushed home was squeezed by its stud
 # and carried up 16 mm by the rising hand, to land back on the stud tops (jarvis-v2 v107-00019-vehicle/006 b022). They
-# open to the stud's diameter (4.8 mm, jarvis_sim/lego/units.py STUD_DIAMETER_M) and a millimetre more before rising.
-PUSH_EASE_MM = 4.8 + 1.0
+# open to the stud's diameter (4.8 mm) and a millimetre more before rising.
+PUSH_EASE_MM = u.STUD_DIAMETER_M * 1000.0 + 1.0
 
 Blocked = Callable[[float, tuple[float, ...], float], list[str]]  # (gripper yaw, openings mm, tips z mm) -> ids
 
