@@ -89,7 +89,7 @@ class EpisodeQueue:
         # on a lock instead. Other processes (workers) still meet at the database lock.
         self._write_lock: Any = threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
         self._claim_of_token = self._claim_sql(" AND token_id = :tok")
-        self._reap_refused_at = -1e18  # when the database last refused a reaping pass (monotonic)
+        self._refused = False  # the database refused the last reaping pass (full, locked)
         self._claim_oldest = self._claim_sql("")
 
     def session(self) -> Session:
@@ -274,18 +274,31 @@ class EpisodeQueue:
     def reap_expired(self, now: float | None = None) -> tuple[int, int]:
         """Re-queue episodes whose worker stopped renewing; fail those out of attempts and lost interactive ones.
 
-        For one lease period after the database refused this (full, locked), nothing is reaped: live workers
-        and interactive sessions could not renew their leases either, and a worker holding a finished result
-        (agent.server.workers.hand_in) must get to store it before its episode is re-run elsewhere.
+        After the database refused a pass (full, locked), the first pass it accepts again renews every running
+        lease instead of reaping: live workers and interactive sessions could not renew theirs during the outage
+        either, and a worker holding a finished result (agent.server.workers.hand_in) gets a whole lease period
+        to store it before its episode is re-run elsewhere. (A grace of one lease period counted from the refused
+        pass ran out while a longer outage went on: a 4 s outage re-ran an episode whose worker was alive.)
         Returns (requeued, failed).
         """
-        if time.monotonic() - self._reap_refused_at < self.lease_s:
-            return 0, 0
+        now = time.time() if now is None else now
         try:
-            return self._reap(time.time() if now is None else now)
+            if self._refused:
+                self._renew_running(now)
+                self._refused = False
+                return 0, 0
+            return self._reap(now)
         except DBAPIError:
-            self._reap_refused_at = time.monotonic()
+            self._refused = True
             raise
+
+    def _renew_running(self, now: float) -> None:
+        """Give every running episode a lease of a whole period from now (never shorten one)."""
+        stmt = (update(EpisodeRow)
+                .where(EpisodeRow.status == "running", EpisodeRow.lease_expires_at < now + self.lease_s)
+                .values(lease_expires_at=now + self.lease_s))
+        with self._write_lock, self.engine.begin() as conn:
+            conn.execute(stmt)
 
     def _reap(self, now: float) -> tuple[int, int]:
         expired = (EpisodeRow.status == "running", EpisodeRow.lease_expires_at < now)

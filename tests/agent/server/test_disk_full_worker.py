@@ -12,6 +12,7 @@ import contextlib
 import errno
 import json
 import logging
+import re
 import sqlite3
 import subprocess
 import threading
@@ -31,6 +32,7 @@ from agent.server.workers import WorkerPool, execute_claim
 from tests.agent.server.conftest import make_settings
 from tests.agent.server.test_episodes import wait_done
 from tests.agent.server.test_faults import _Runtime, wait_until
+from tests.fakes.llm_servers import FakeOpenAIServer
 
 WORKERS_LOG = "agent.server.workers"
 
@@ -301,3 +303,32 @@ def test_a_full_disk_under_a_real_server_and_worker_loses_nothing(
     assert final["scores"]["soft_score"] == 100.0
     server_lines = [r for r in caplog.records if r.name.startswith("agent.server")]
     assert len(server_lines) <= 4, [r.getMessage() for r in server_lines]
+
+
+def _sum_answer(body: dict[str, Any]) -> str:
+    """The quiz's right answer, read from the prompt the model was sent ("What is a + b?")."""
+    found = re.search(r"What is (-?\d+) \+ (-?\d+)\?", json.dumps(body))
+    assert found is not None, body
+    return f"Answer: {int(found[1]) + int(found[2])}"
+
+
+@pytest.mark.slow
+def test_a_slow_model_answering_through_a_full_disk_keeps_its_lease(small_disk: SmallDisk, quiz_plugin: None) -> None:
+    """A model that answers after 12 s, the disk full for 4 s of that wait: the worker's heartbeat thread outlives the
+    refused renewals (the 2 s lease lapses in the database meanwhile), renews once space returns, and the episode is
+    done on its first attempt with the model's answer scored."""
+    with FakeOpenAIServer(default=_sum_answer, latency_s=12.0) as lab:
+        settings = make_settings(small_disk.root, lease_s=2.0, heartbeat_s=0.3, llm_endpoints={"lab": lab.base_url})
+        db = settings.data_dir / "jarvis.sqlite"
+        with TestClient(create_app(settings)) as client:
+            r = client.post("/v1/episodes", json={"task_id": "quiz/4",
+                                                  "agent": {"name": "llm", "model": "openai-compatible:@lab:slow"}})
+            assert r.status_code == 202, r.text
+            wait_until(lambda: bool(lab.requests), timeout=120, what="the model call to start")
+            small_disk.fill(db)
+            time.sleep(4.0)
+            small_disk.free()
+            final = wait_done(client, r.json()["id"], timeout=90)
+    assert final["status"] == "done" and final["attempts"] == 1, final
+    assert final["scores"]["soft_score"] == 100.0, final
+    assert len(lab.requests) == 1 and lab.delays[0] >= 12.0  # one call, answered slowly, not re-run
