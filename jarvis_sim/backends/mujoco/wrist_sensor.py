@@ -24,7 +24,8 @@ import numpy as np
 
 BIAS_MAX_N = 2.06  # libfranka issue #112: the largest component of an O_F_ext_hat_K reading with nothing touching
 # Franka Emika, Panda datasheet (https://download.franka.de/Datasheet-EN.pdf), "Force/torque sensing": force noise
-# (RMS) 0.035 N. Read per axis, one sample per reading.
+# (RMS) 0.035 N. Read per axis, one sample per reading. (The PDF could not be opened from here: the figure is as a
+# public transcription of its table gives it; docs/physics.md.)
 FORCE_NOISE_RMS_N = 0.035
 
 
