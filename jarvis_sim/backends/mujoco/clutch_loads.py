@@ -270,18 +270,27 @@ class ClutchLoads(MujocoCore):
         use = utilisation(force, moment, cap)
         bricks = self._eq_brick[eqs]
         ids, counts = np.unique(bricks, return_counts=True)
-        for k_brick in ids[counts > 1]:  # this runs every tick: only bricks on several supports cost more
-            ks = np.flatnonzero(bricks == k_brick)
-            combined = self._brick_capacity(self._brick_ids[int(k_brick)])
-            if combined is None:
-                continue
-            total = force[ks].sum(axis=0)
-            # Each row's moment is about its own engaged centre (brick origin - offset): move it to the combined one.
-            lever = combined[4:7][None, :] - cap[ks, 4:7]
-            about = (moment[ks] + np.cross(lever, force[ks])).sum(axis=0)
-            whole = float(utilisation(total[None, :], about[None, :], combined[None, :])[0])
-            pull = np.maximum(force[ks, 2], 0.0) / cap[ks, 1]
-            use[ks] = np.maximum(pull, whole)
+        several = ids[counts > 1]
+        if not len(several):
+            return use
+        # Every brick on several supports at once (this runs every tick while a structure is awake): its rows grouped
+        # together in their order, summed row after row by reduceat as sum(axis=0) sums them brick by brick.
+        combined_rows = [self._brick_capacity(self._brick_ids[int(k)]) for k in several.tolist()]
+        judged = [k for k, row in zip(several.tolist(), combined_rows, strict=True) if row is not None]
+        if not judged:
+            return use
+        combined = np.array([row for row in combined_rows if row is not None])
+        ks = np.flatnonzero(np.isin(bricks, judged))
+        ks = ks[np.argsort(bricks[ks], kind="stable")]
+        which = np.searchsorted(np.asarray(judged), bricks[ks])  # several (hence judged) is sorted
+        starts = np.flatnonzero(np.r_[True, which[1:] != which[:-1]])
+        total = np.add.reduceat(force[ks], starts, axis=0)
+        # Each row's moment is about its own engaged centre (brick origin - offset): move it to the combined one.
+        lever = combined[which, 4:7] - cap[ks, 4:7]
+        about = np.add.reduceat(moment[ks] + np.cross(lever, force[ks]), starts, axis=0)
+        whole = utilisation(total, about, combined)
+        pull = np.maximum(force[ks, 2], 0.0) / cap[ks, 1]
+        use[ks] = np.maximum(pull, whole[which])
         return use
 
     def _brick_capacity(self, brick: str) -> np.ndarray | None:
