@@ -20,6 +20,9 @@ from jarvis_sim.backends.mujoco.scene import CLUTCH_TORQUESCALE
 from jarvis_sim.lego.statics import GROUND as GROUND_INDEX
 from jarvis_sim.lego.statics import admissible
 
+# No welds loaded (most ticks: a sleeping structure's welds have no rows): empty, so sharing them is safe.
+_NO_EQS = np.zeros(0, dtype=int)
+_NO_ROWS = np.zeros((0, 3))
 ON_PLANE_M = 0.002  # a loose cluster whose bricks are this far off their stud planes is not analysed on them
 
 
@@ -39,11 +42,11 @@ class ClutchLoads(MujocoCore):
         # every tick, and while the structure sleeps its welds have no rows at all.
         ne = d.ne
         if ne == 0 or not self._partner:
-            return np.zeros(0, dtype=int), np.zeros((0, 3)), np.zeros((0, 3))
+            return _NO_EQS, _NO_ROWS, _NO_ROWS
         ids = d.efc_id[:ne]
         rows = np.flatnonzero(self._is_clutch[ids])
         if not len(rows):
-            return np.zeros(0, dtype=int), np.zeros((0, 3)), np.zeros((0, 3))
+            return _NO_EQS, _NO_ROWS, _NO_ROWS
         ids = ids[rows]
         f = d.efc_force[rows].reshape(-1, 6)
         eqs = ids[::6]
