@@ -37,8 +37,6 @@ from jarvis_sim.backends.mujoco.scene import SimConfig
 from jarvis_sim.backends.mujoco.sensing import Sensing
 from jarvis_sim.backends.mujoco.snapshots import MujocoSnapshot, Snapshots
 
-_BAD_QACC = int(mujoco.mjtWarning.mjWARN_BADQACC)
-
 
 class MujocoBackend(SceneLoading, ClutchWelds, ClutchLoads, ClutchSlip, ArmAndReflex, GraspLock, Sensing, Snapshots):
     """A Franka Panda LEGO workspace in MuJoCo (CPU, offscreen EGL/OSMesa rendering)."""
@@ -75,11 +73,7 @@ class MujocoBackend(SceneLoading, ClutchWelds, ClutchLoads, ClutchSlip, ArmAndRe
         m, d = self.model, self.data
         substeps = max(1, round(self.control_dt / m.opt.timestep))
         fractions = np.array([k / substeps for k in range(1, substeps + 1)])
-        # Live views (MjData's attributes build a new wrapper each read; this loop runs every 10 ms of sim time).
-        arm = self._arm_act
-        arm_ctrl = d.ctrl[arm[0] : arm[-1] + 1] if np.array_equal(arm, np.arange(arm[0], arm[-1] + 1)) else None
-        bad_qacc = d.warning[_BAD_QACC]
-        qacc = d.qacc
+        arm_ctrl, bad_qacc, qacc = self._arm_ctrl, self._bad_qacc, self._qacc  # live views (loading._index_model)
         for _ in range(n):
             if self.cart.target is not None:
                 self.q_cmd = self.cart.tick(self.q_cmd, self.control_dt)
@@ -92,10 +86,7 @@ class MujocoBackend(SceneLoading, ClutchWelds, ClutchLoads, ClutchSlip, ArmAndRe
             ramp = q_prev + np.multiply.outer(fractions, q_next - q_prev)  # one row per physics step
             diverged, t0 = bad_qacc.number, d.time
             for k in range(substeps):
-                if arm_ctrl is None:
-                    d.ctrl[arm] = ramp[k]
-                else:
-                    arm_ctrl[:] = ramp[k]
+                arm_ctrl[:] = ramp[k]
                 mujoco.mj_step(m, d)
             if bad_qacc.number != diverged or not np.isfinite(qacc).all():
                 self._diverged(int(bad_qacc.lastinfo), t0)
