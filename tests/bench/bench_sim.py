@@ -133,11 +133,12 @@ def replay_step_wall(n_bricks: int, controls: np.ndarray, changes: dict[int, lis
     b = MujocoBackend()
     b.load(stack_task(n_bricks, 1, baseplate=True))
     m, d = b.model, b.data
-    ctrl = d.ctrl
+    ctrl, rows = d.ctrl, list(controls)  # the rows taken out before the clock starts
     t0, c0 = time.perf_counter(), time.process_time()
-    for k, row in enumerate(controls):
-        for owner, field, value in changes.get(k, ()):
-            getattr(m if owner == "m" else d, field)[:] = value
+    for k, row in enumerate(rows):
+        if k in changes:
+            for owner, field, value in changes[k]:
+                getattr(m if owner == "m" else d, field)[:] = value
         ctrl[:] = row
         mujoco.mj_step(m, d)
     wall = time.perf_counter() - t0
