@@ -65,6 +65,9 @@ class MujocoCore(Backend):
     _finger_qadr: np.ndarray
     _finger_dadr: np.ndarray
     _arm_act: np.ndarray
+    _arm_ctrl: np.ndarray  # live views of MjData (loading._index_model)
+    _bad_qacc: mujoco.MjWarningStat
+    _qacc: np.ndarray
     _grip_act: int
     _tcp: int
     _hand: int
