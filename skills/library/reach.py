@@ -19,79 +19,86 @@ from jarvis_sim.quaternions import half_turn
 from skills.context import SkillContext
 from skills.errors import Unreachable
 
-REACH_SEARCH_STEP_MM = 2.0  # resolution of the highest reachable height over a point
+REACH_SEARCH_STEP_MM = 5.0  # the rise's steps when finding the highest height reached over a point (waypoints: 10)
 REACH_MARGIN_MM = 10.0  # an approach comes in this far below the highest height reached there
 DETOUR_RADII_MM = (20.0, 40.0, 60.0, 80.0, 100.0)  # how far from the target the hand may come down
 DETOUR_DIRECTIONS = 12
+SLIDE_STEP_MM = 10.0
+SLIDE_STEPS = 5
 SLIDE_CLEARANCE_MM = 5.0  # the lowest part of the hand (or held brick) above anything perceived near the slide
 
 
-def reachable(ctx: SkillContext, position: np.ndarray, quat: np.ndarray) -> bool:
-    """Whether the arm reaches `position` (m) pointing down at `quat` or at its half turn (the gripper is symmetric)."""
-    q0 = ctx.backend.robot_state().joint_positions
-    home = np.asarray(ctx.backend.home_q, dtype=float)
-    return any(ctx.backend.solve_ik(position, q, seed) is not None
-               for q in (quat, half_turn(quat)) for seed in (q0, home))
-
-
 def highest_reachable_z(ctx: SkillContext, xy: np.ndarray, low: float, high: float, quat: np.ndarray) -> float | None:
-    """The highest z (m) in [low, high] reached over `xy` (the reachable heights there are one interval: the arm
-    reaches down to the table everywhere on it); None when not even `low` is."""
-    if reachable(ctx, np.array([xy[0], xy[1], high]), quat):
-        return high
-    if not reachable(ctx, np.array([xy[0], xy[1], low]), quat):
-        return None
-    step = REACH_SEARCH_STEP_MM / 1000.0
-    while high - low > step:
-        mid = (low + high) / 2
-        if reachable(ctx, np.array([xy[0], xy[1], mid]), quat):
-            low = mid
-        else:
-            high = mid
-    return low
+    """The highest z (m) in [low, high] the arm reaches over `xy` rising straight up from `low`, each height solved
+    from the configuration below it as a planned move is (a solver started elsewhere may reach an isolated height the
+    rise cannot); None when not even `low` is reached."""
+    home = np.asarray(ctx.backend.home_q, dtype=float)
+    best: float | None = None
+    for q in (quat, half_turn(quat)):
+        seed: np.ndarray | None = None
+        for s in (ctx.backend.robot_state().joint_positions, home):
+            seed = ctx.backend.solve_ik(np.array([xy[0], xy[1], low]), q, s)
+            if seed is not None:
+                break
+        if seed is None:
+            continue
+        z = low
+        while z < high:
+            up = min(high, z + REACH_SEARCH_STEP_MM / 1000.0)
+            sol = ctx.backend.solve_ik(np.array([xy[0], xy[1], up]), q, seed)
+            if sol is None:
+                break
+            z, seed = up, sol
+        best = z if best is None else max(best, z)
+    return best
 
 
 def come_in_low(ctx: SkillContext, target: np.ndarray, transit_z: float, quat: np.ndarray, hanging_mm: float,
                 ignore: str | None, check_collisions: bool) -> None:
     """Bring the TCP from the transit height to `target` (m) where the straight way (across, then down) is out of
-    reach: cross to a point near it, come down there to the target's height, slide in. `hanging_mm`: how far below
-    the TCP the fingertips (and a held brick) reach; the slide keeps them clear of what is perceived around it (brick
-    `ignore` excepted). Raises unreachable when no such way exists."""
+    reach: cross to a point near it, come down there, slide in at the target's height or lower (the arm's
+    configuration sliding in at one height may not get there where rising from below does), and rise to it.
+    `hanging_mm`: how far below the TCP the fingertips (and a held brick) reach; the slide keeps them clear of what is
+    perceived around it (brick `ignore` excepted). Raises unreachable when no such way exists."""
     assert ctx.motion is not None
     xy = np.asarray(target[:2], dtype=float)
-    for w in _ring(xy):
-        if _slide_blocked(ctx, xy, w, float(target[2]) * 1000.0 - hanging_mm, ignore):
-            continue
-        try:
-            ctx.motion.move_to(ctx, np.array([w[0], w[1], transit_z]), quat, speed=0.25,
-                               check_collisions=check_collisions)
-            ctx.motion.move_to(ctx, np.array([w[0], w[1], target[2]]), quat, speed=0.1,
-                               check_collisions=check_collisions)
-            ctx.motion.move_to(ctx, target, quat, speed=0.1, check_collisions=check_collisions)
-            return
-        except Unreachable:
-            continue  # planned before moving: the arm is at the last point it reached, and tries the next way
+    for z in _slide_heights(float(target[2])):
+        for w in _ring(xy):
+            if _slide_blocked(ctx, xy, w, z * 1000.0 - hanging_mm, ignore):
+                continue
+            try:  # each move is planned before it starts: an unreachable one leaves the arm where it was
+                for point in ((w[0], w[1], transit_z), (w[0], w[1], z), (xy[0], xy[1], z), tuple(target)):
+                    ctx.motion.move_to(ctx, np.array(point), quat, speed=0.1, check_collisions=check_collisions)
+                return
+            except Unreachable:
+                continue
     raise Unreachable(f"the arm cannot reach ({target[0] * 1000:.0f}, {target[1] * 1000:.0f}, "
                       f"{target[2] * 1000:.0f}) mm with the gripper pointing down, not even coming in low; choose a "
                       "target closer to the robot base or lower.")
 
 
 def go_out_low(ctx: SkillContext, transit_z: float, quat: np.ndarray, hanging_mm: float, ignore: str | None) -> None:
-    """Rise to the transit height where straight up is out of reach: slide out at the present height to a point near,
-    clear of what is perceived, and rise there. Raises unreachable when no such way exists."""
+    """Rise to the transit height where straight up is out of reach: down a little if need be, slide out to a point
+    near, clear of what is perceived, and rise there. Raises unreachable when no such way exists."""
     assert ctx.motion is not None
     here = ctx.backend.robot_state().ee_position.copy()
-    for w in _ring(here[:2]):
-        if _slide_blocked(ctx, here[:2], w, float(here[2]) * 1000.0 - hanging_mm, ignore):
-            continue
-        try:
-            ctx.motion.move_to(ctx, np.array([w[0], w[1], here[2]]), quat, speed=0.1, check_collisions=False)
-            ctx.motion.move_to(ctx, np.array([w[0], w[1], transit_z]), quat, speed=0.2, check_collisions=False)
-            return
-        except Unreachable:
-            continue
+    for z in _slide_heights(float(here[2])):
+        for w in _ring(here[:2]):
+            if _slide_blocked(ctx, here[:2], w, z * 1000.0 - hanging_mm, ignore):
+                continue
+            try:
+                for point in ((here[0], here[1], z), (w[0], w[1], z), (w[0], w[1], transit_z)):
+                    ctx.motion.move_to(ctx, np.array(point), quat, speed=0.1, check_collisions=False)
+                return
+            except Unreachable:
+                continue
     raise Unreachable(f"the arm cannot rise from ({here[0] * 1000:.0f}, {here[1] * 1000:.0f}, {here[2] * 1000:.0f}) "
                       "mm with the gripper pointing down.")
+
+
+def _slide_heights(z: float) -> list[float]:
+    """Heights (m) to slide at, from `z` down in SLIDE_STEP_MM steps (a slide too low is refused by _slide_blocked)."""
+    return [z - k * SLIDE_STEP_MM / 1000.0 for k in range(SLIDE_STEPS)]
 
 
 def _ring(xy: np.ndarray) -> list[np.ndarray]:

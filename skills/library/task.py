@@ -33,7 +33,7 @@ from skills.geometry import (
 )
 from skills.hand import ABOVE_PADS, HAND_BOXES, PAD, HandBox, Obstacle, rects_overlap, struck
 from skills.library.common import refresh_perception
-from skills.library.reach import REACH_MARGIN_MM, come_in_low, go_out_low, highest_reachable_z, reachable
+from skills.library.reach import REACH_MARGIN_MM, come_in_low, go_out_low, highest_reachable_z
 from skills.motion import leave_park, top_down_quaternion
 from skills.registry import skill
 from skills.types import BrickDescriptor, GraspPlan, Placement, Pose
@@ -313,11 +313,9 @@ def _hanging_mm(ctx: SkillContext) -> float:
 def _reachable_above(ctx: SkillContext, above: np.ndarray, lowest: np.ndarray, quat: np.ndarray) -> np.ndarray:
     """`above`, lowered to the highest height the arm reaches pointing down there when it does not reach `above`
     (near the robot base: skills/library/reach.py), but never below `lowest`."""
-    if reachable(ctx, above, quat):
-        return above
     z = highest_reachable_z(ctx, above[:2], float(lowest[2]), float(above[2]), quat)
-    if z is None:
-        return above  # the move itself reports the unreachable point
+    if z is None or z >= float(above[2]):
+        return above  # reached (or not even low down: the move itself reports the unreachable point)
     # The solver reaches the limit from some starting configurations only: a path coming in must be well inside it.
     return np.array([above[0], above[1], max(float(lowest[2]), z - REACH_MARGIN_MM / 1000.0)])
 
