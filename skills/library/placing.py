@@ -428,20 +428,15 @@ def _off_centre_room(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tu
     reach = int(held.size[1 if ctx.held_across_long else 0] * PITCH_MM / 2 - PAD.half_along_mm - 0.5)
     support = _supported_centre(ctx, pose, held)
     centre_lever = 0.0 if support is None else math.hypot(pose.x_mm - support[0], pose.y_mm - support[1])
-    best: tuple[float, tuple[float, float]] | None = None
-    best_key = math.inf
-    for yaw in options:
-        along = (math.cos(yaw), math.sin(yaw))
-        for t in range(-reach, reach + 1):
-            if abs(t) < PRESS_OFFSET_MIN_MM or abs(t) >= best_key:
-                continue
-            at = (pose.x_mm + t * along[0], pose.y_mm + t * along[1])
-            if support is not None and math.hypot(at[0] - support[0], at[1] - support[1]) > centre_lever:
-                continue
-            tool = pose.model_copy(update={"x_mm": at[0], "y_mm": at[1]})
-            if not _finger_blockers(ctx, tool, held, yaw, span_mm):
-                best, best_key = (yaw, at), abs(t)
-    return best
+    shifts = sorted(((t, yaw) for yaw in options for t in range(-reach, reach + 1) if abs(t) >= PRESS_OFFSET_MIN_MM),
+                    key=lambda shift: abs(shift[0]))
+    for t, yaw in shifts:
+        at = (pose.x_mm + t * math.cos(yaw), pose.y_mm + t * math.sin(yaw))
+        if support is not None and math.hypot(at[0] - support[0], at[1] - support[1]) > centre_lever:
+            continue
+        if not _finger_blockers(ctx, pose.model_copy(update={"x_mm": at[0], "y_mm": at[1]}), held, yaw, span_mm):
+            return yaw, at
+    return None
 
 
 def _regrasp_for(ctx: SkillContext, pose: Pose) -> float:
