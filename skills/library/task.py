@@ -57,7 +57,8 @@ GRIP_FORCE_N = 2.0  # per finger: holds a 2x8 brick; harder squeezes twist thin 
 # registration press, jarvis_sim/lego/clutch_model.py); the build order's statics admits exactly that press. Pressing
 # harder pries what holds the support: 4 + 2 N on a 2x2 plate at the free end of a 2x8 plate held by one 2x2 brick
 # broke that joint (jarvis-v1 v7-00349-vehicle/012; statics admits 2 N there). The margin covers the tool's force
-# reading and the pads' squeeze; the pads' friction (about 1.5 between pad and ABS) must carry the press.
+# reading and the pads' squeeze; the pads' friction (1.5 between pad and ABS in the simulator, jarvis_sim's
+# panda.PAD_FRICTION) must carry the press.
 PRESS_N_PER_CONNECTION = SEAT_PRESS_N
 PRESS_MARGIN_N = 0.5
 PAD_FRICTION_ASSUMED = 1.0  # below the real pads' 1.5: the grip is sized with margin

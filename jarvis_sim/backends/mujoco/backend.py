@@ -92,6 +92,7 @@ class MujocoBackend(SceneLoading, ClutchWelds, ClutchLoads, ClutchSlip, ArmAndRe
                 mujoco.mj_step(m, d)
             if d.warning[_BAD_QACC].number != diverged or not np.isfinite(d.qacc).all():
                 self._diverged(int(d.warning[_BAD_QACC].lastinfo), t0)
+            self._wrist.sample()  # the force estimate's noise: a fresh sample each control tick
             self._reflex_tick()
             # The grip and the clutch share one load path: when the fingers slip, what they pass on is bounded by their
             # friction, so the clutch is judged on the loads scaled back to the moment of slipping.

@@ -30,7 +30,7 @@ from jarvis_sim.backends.mujoco.scene import (
     clutch_eq_name,
     clutch_slots,
 )
-from jarvis_sim.backends.mujoco.wrist_sensor import wrist_bias
+from jarvis_sim.backends.mujoco.wrist_sensor import WristSensor
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import brick_pose_in_world
 from jarvis_sim.lego.catalog import part
@@ -202,7 +202,7 @@ class SceneLoading(MujocoCore):
         self._lock_armed = False
         self._collision: tuple[str, str, float] | None = None
         self._reflex_hold_n: float | None = None  # least force since the last reflex stop, until it re-arms
-        self._wrist_bias = wrist_bias(seed)
+        self._wrist = WristSensor(seed)
         self.reflex_n = self.config.contact_reflex_n
         self.q_cmd = HOME_Q.copy()
         self.limiter.reset(HOME_Q)
