@@ -71,6 +71,7 @@ from skills.motion import PRESS_MAX_N, guarded_press, step_watching, top_down_qu
 from skills.registry import skill
 from skills.types import BrickDescriptor, PlaceResult, Pose
 
+OFF_CENTRE_MARGIN_MM = 2.0  # an off-centre grip lands ~1 mm from its aim: room this far either way (033's b092)
 DROP_STABLE_MARGIN_MM = 2.0  # a brick's centre this far inside its supported cells rests on their stud tops
 
 
@@ -419,9 +420,9 @@ def _free_gripper_yaw(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> f
 
 def _off_centre_room(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tuple[float, tuple[float, float]] | None:
     """(gripper yaw, TCP x, y mm) of the grip nearest the centre, shifted along the pads' width, whose fingers have room
-    at `pose` where the centred grip has none; None when no shift has. The press goes through the TCP: it may not be
-    farther from the middle of the studs taken from below than the centre (it would lever on them). A 6x6 plate with
-    no room for a centred grip was let go above its studs and tipped off the 2x2 under its edge (v107-00038/033)."""
+    at `pose` where the centred grip has none; None when no shift has. The press goes through the TCP: never farther
+    from the middle of the studs taken from below than the centre (it would lever on them). A 6x6 plate with no room
+    for a centred grip was let go above its studs and tipped off the 2x2 under its edge (v107-00038/033)."""
     base = _gripper_yaw(ctx, pose.yaw_deg)
     options = [base, base + math.pi / 2] if held.size[0] == held.size[1] else [base]
     span_mm = _grip_span_mm(held, ctx.held_across_long)
@@ -434,7 +435,9 @@ def _off_centre_room(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tu
         at = (pose.x_mm + t * math.cos(yaw), pose.y_mm + t * math.sin(yaw))
         if support is not None and math.hypot(at[0] - support[0], at[1] - support[1]) > centre_lever:
             continue
-        if not _finger_blockers(ctx, pose.model_copy(update={"x_mm": at[0], "y_mm": at[1]}), held, yaw, span_mm):
+        if not any(_finger_blockers(ctx, pose.model_copy(update={"x_mm": at[0] + m * math.cos(yaw),
+                                                                  "y_mm": at[1] + m * math.sin(yaw)}), held, yaw, span_mm)
+                   for m in (0.0, -OFF_CENTRE_MARGIN_MM, OFF_CENTRE_MARGIN_MM)):
             return yaw, at
     return None
 
