@@ -137,6 +137,7 @@ def build(color, size, start, goal, lattice, press_supported=False, top=None, ex
 
 PLACED = []  # (colour, size, start, goal, lattice, top, press, extent) of each brick standing where it was built
 PLACES = []  # (size, x, y, top) mm of every place of the target near the build: where a brick belongs
+REPAIRED = []  # lattices of the bricks repair() built again: each is put back once, never twice
 
 
 def covered(bricks, x, y, top):
@@ -197,20 +198,21 @@ def knocked(bricks, color, size, start, goal):
 def repair():
     \"\"\"Look from the park pose and put back, lowest first, each brick of PLACED that is no longer where it stood (a
     later press or a collision knocked it, or the support under it, or it was moved): it is looked for (knocked) and
-    built again. Each is tried once per call; one that cannot be found is named and left.\"\"\"
+    built again. Each is put back once at most: a brick that leaves its place again, or that could not be found or
+    built, is named and left (on a place that does not hold, trying again only takes more apart).\"\"\"
     go_home()
     bricks = observe()
     missing = [p for p in PLACED if not shows(bricks, p)]
     for entry in sorted(missing, key=lambda p: p[5]):
         color, size, start, goal, lattice, top, press, extent = entry
-        brick = knocked(bricks, color, size, start, goal)
-        print("not in place:", color, size, "at", lattice, "- putting it back" if brick else "- not found")
+        PLACED.remove(entry)
+        brick = None if lattice in REPAIRED else knocked(bricks, color, size, start, goal)
+        print("not in place:", color, size, "at", lattice, "- putting it back" if brick else "- left")
         if brick is None:
             continue
-        PLACED.remove(entry)
+        REPAIRED.append(lattice)
         spot = [b for b in bricks if b.id == brick][0]
-        if not build(color, size, (spot.x_mm, spot.y_mm), goal, lattice, press, top, extent):
-            PLACED.append(entry)  # tried once: left in the list, so a later look can try again
+        build(color, size, (spot.x_mm, spot.y_mm), goal, lattice, press, top, extent)
         go_home()
         bricks = observe()
 '''

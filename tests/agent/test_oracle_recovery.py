@@ -123,3 +123,18 @@ def test_a_brick_hidden_under_two_bricks_that_meet_over_its_centre_is_in_place()
     helpers = _helpers(skills)
     assert helpers["shows"](above, under)
     assert not helpers["shows"](above[:1], under)  # one end of it shows nothing at its top: it is gone
+
+
+def test_a_brick_is_put_back_once_and_left_when_it_leaves_its_place_again() -> None:
+    # jarvis-v1's random_stack/031: a 4x1 on a place that does not hold slid off after every repair, and each
+    # later look tried it again, knocking its neighbours with the fingers.
+    gone = [_seen("p1", 460.0, 0.5, 7.0, yaw=20.0)]
+    skills = ScriptedSkills(observe=[gone, gone, gone, gone, gone], place_at=[None])
+    helpers = _helpers(skills)
+    _placed(helpers)
+    picked: list[str] = []
+    helpers["pick"] = lambda brick: picked.append(brick)
+    helpers["repair"]()
+    assert picked == ["p1"] and len(helpers["PLACED"]) == 1  # put back, and remembered in its place again
+    helpers["repair"]()  # it left again: named and left
+    assert picked == ["p1"] and helpers["PLACED"] == []
