@@ -10,13 +10,15 @@ import json
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from agent.agents.base import AnswerTurn
 from agent.agents.registry import register_agent
 from agent.agents.views import AssemblyView, PlanningView, target_of
 from agent.config import AgentConfig
 from jarvis_sim.lego.assembly import Assembly, LatticeBrick, brick_pose_in_world
 from jarvis_sim.lego.colors import color
-from jarvis_sim.lego.press_order import press_point
+from jarvis_sim.lego.press_order import SEAT_PRESS_N, Structure, press_point
 from jarvis_sim.lego.units import PLATE_HEIGHT_M, STUD_PITCH_M
 from jarvis_sim.tasks.spec import TaskSpec
 from skills.hand import PAD, Obstacle, struck
@@ -205,9 +207,37 @@ def build_order(task: TaskSpec, leave_out_unbuildable: bool = False) -> list[tup
         if leave_out_unbuildable and (at is False or any(s in left_out for s in target.supports(bid))):
             left_out.append(bid)
             continue
+        over_studs = isinstance(at, tuple) or (at is None and _pivots_at_centre(task, present, target[bid]))
         present.append(target[bid])
-        order.append((step_of[bid], bid, isinstance(at, tuple)))
+        order.append((step_of[bid], bid, over_studs))
     return order + [(None, bid, False) for bid in left_out]
+
+
+PIVOT_MARGIN_STUDS = 0.25  # 2 mm: skills/library/placing.py's DROP_STABLE_MARGIN_MM, in studs
+
+
+def _pivots_at_centre(task: TaskSpec, present: list[LatticeBrick], b: LatticeBrick) -> bool:
+    """Whether b's centre lies within PIVOT_MARGIN_STUDS of the edge of the studs it engages below (or beyond it), and
+    statics admits its press over those studs: pressed at its centre, such a brick turns about its support's edge
+    instead of going down its studs. Measured on jarvis-v2 (oracle-v2b): of 36 such bricks pressed at the centre 29
+    seated, of 40 pressed over their studs 36, of 159 others pressed at the centre 156; stairs/016's b076, a 2x2 half
+    on a 2x4, tipped off its one column of studs and fell to the table."""
+    structure = Structure(task.baseplate, task.workspace.lattice_origin)
+    for p in present:
+        structure.add(p)
+    if b.z == 0 or structure.on_solid(b):
+        return False
+    structure.add(b)
+    k = len(structure.bricks) - 1
+    if not structure.engaged[k]:
+        return False
+    cells = np.array(structure.engaged[k], dtype=float)
+    low, high = cells.min(axis=0) + PIVOT_MARGIN_STUDS, cells.max(axis=0) + 1.0 - PIVOT_MARGIN_STUDS
+    centre = np.array([b.x + b.extent[0] / 2, b.y + b.extent[1] / 2])
+    if np.all((low < centre) & (centre < high)):
+        return False
+    force = len(structure.joints[k]) * SEAT_PRESS_N
+    return structure.press_admissible(k, force, structure.engaged_centre(k))
 
 
 def grip_order(bricks: list[LatticeBrick], present: list[LatticeBrick], target: Assembly,
@@ -219,7 +249,7 @@ def grip_order(bricks: list[LatticeBrick], present: list[LatticeBrick], target: 
     the hand has room for first; a brick whose placing would take the last grip of another ready brick waits for that
     one, which may come from a later step: a real builder lays a plate whose fingers need the room beside it before
     the neighbour that fills it. Where the rule, followed to the end, would still leave bricks without room (two
-    neighbours each taking one of a third brick's grips), or needing a regrasp (only a grip across the long side
+    neighbours each taking one of a third brick's grips) or needing a regrasp (only a grip across the long side
     left), each choice is the ready brick after which the rule's bricks cost least (_Room.cost; a rollout, the rule's
     own choice on a tie, so never worse than the rule alone). Measured on jarvis-v2's
     random_stack/003: two plates on one stud each, placed after the neighbours of the manual's earlier steps, had no
@@ -262,7 +292,6 @@ class _Room:
         self.present = frozenset(b.id for b in present)
         self.all_grips = {b.id: free_grips(b, present, origin) for b in bricks}
         self.short_span = {b.id: min(b.extent) * STUD_PITCH_M * 1000.0 + 1e-6 for b in bricks}
-        self.ends = {b.id: _flush_neighbours(b, target) for b in bricks}
         self._struck: dict[tuple[str, str, int], bool] = {}
 
     def start(self) -> _State:
@@ -312,14 +341,10 @@ class _Room:
     def cost(self, state: _State, b: str) -> int:
         """What placing b now costs the hand: nothing with a grip across its short side (the pick's) left, a regrasp
         (set down, picked across its long side: slower, and a wide plate held by its ends can turn in the pads)
-        with only a grip across its long side, REGRASPS_PER_HEMMED_IN regrasps' worth with no grip left; one more
-        where it goes into a slot (neighbours standing flush against both its ends, or both its sides: a brick a
-        fraction of a degree off catches an edge on the way down; jarvis-v1-buildable's house/026 b141, a 2x8 let
-        down between two bricks at its ends, landed 24 mm off)."""
-        slot = any(sides[0] & state.placed and sides[1] & state.placed for sides in self.ends[b])
+        with only a grip across its long side, REGRASPS_PER_HEMMED_IN regrasps' worth with no grip left."""
         if any(self.all_grips[b][g][3] <= self.short_span[b] for g in state.grips[b]):
-            return int(slot)
-        return 1 + int(slot) if state.grips[b] else REGRASPS_PER_HEMMED_IN
+            return 0
+        return 1 if state.grips[b] else REGRASPS_PER_HEMMED_IN
 
     def rollout(self, state: _State) -> int:
         """The cost of the bricks the rule, followed from `state` to the end, places."""
@@ -329,21 +354,6 @@ class _Room:
             total += self.cost(state, b)
             state = self.place(state, b)
         return total
-
-
-def _flush_neighbours(b: LatticeBrick, target: Assembly) -> tuple[tuple[set[str], set[str]], ...]:
-    """The bricks of `target` standing flush against b (beside a cell of it, sharing some of its height): those at
-    its -x and +x faces, and those at its -y and +y faces."""
-    cells = set(b.cells())
-    faces: dict[tuple[int, int], set[str]] = {(-1, 0): set(), (1, 0): set(), (0, -1): set(), (0, 1): set()}
-    for o in target:
-        if o.id == b.id or o.z >= b.top or o.top <= b.z:
-            continue
-        for cx, cy in o.cells():
-            for (dx, dy), ids in faces.items():
-                if (cx - dx, cy - dy) in cells and (cx, cy) not in cells:
-                    ids.add(o.id)
-    return (faces[(-1, 0)], faces[(1, 0)]), (faces[(0, -1)], faces[(0, 1)])
 
 
 def hand_fits(b: LatticeBrick, present: list[LatticeBrick], origin: tuple[float, float, float],
