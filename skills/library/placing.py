@@ -26,6 +26,7 @@ from skills.geometry import (
 )
 from skills.hand import PAD
 from skills.library.common import go_home, wait_gripper
+from skills.library.grip_room import room_off_centre, supports_under, turn_to_press_across
 from skills.library.picking import _pick
 from skills.library.push import (
     PUSH_EASE_MM,
@@ -102,40 +103,17 @@ def place(ctx: SkillContext, pose: Pose, press_supported: bool = False) -> Place
 def _supported_centre(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tuple[float, float] | None:
     """The middle (x, y mm) of the held brick's studs, placed at `pose`, that stand over a perceived brick whose top is
     the placed brick's bottom; None when none does (on the ground every stud is supported: its centre)."""
-    taken = [stud for studs in _supports_under(ctx, pose, held).values() for stud in studs]
+    taken = [stud for studs in supports_under(ctx, pose, held).values() for stud in studs]
     if not taken:
         return None
     x, y = np.mean(taken, axis=0)
     return float(x), float(y)
 
 
-def _supports_under(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> dict[str, list[np.ndarray]]:
-    """The perceived bricks whose top is the bottom of the held brick placed at `pose`, each with the held brick's
-    studs (x, y mm) that stand over it."""
-    bottom = pose.z_mm - height_mm(height_kind(held))
-    supports = [d for pid, d in ctx.perceived.descriptors.items()
-                if pid != ctx.held and abs(d.top_z_mm - bottom) < 1.0]
-    yaw = math.radians(pose.yaw_deg)
-    along, across = np.array([math.cos(yaw), math.sin(yaw)]), np.array([-math.sin(yaw), math.cos(yaw)])
-    out: dict[str, list[np.ndarray]] = {}
-    for i in range(held.size[0]):
-        for j in range(held.size[1]):
-            stud = (np.array([pose.x_mm, pose.y_mm]) + ((i - (held.size[0] - 1) / 2) * along
-                                                        + (j - (held.size[1] - 1) / 2) * across) * PITCH_MM)
-            for d in supports:
-                dyaw = math.radians(d.yaw_deg)
-                rel = stud - (d.x_mm, d.y_mm)
-                if (abs(rel @ (math.cos(dyaw), math.sin(dyaw))) < d.size[0] * PITCH_MM / 2
-                        and abs(rel @ (-math.sin(dyaw), math.cos(dyaw))) < d.size[1] * PITCH_MM / 2):
-                    out.setdefault(d.id, []).append(stud)
-                    break
-    return out
-
-
 def _seat_press_n(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> float:
     """The press that seats the held brick at `pose`: PRESS_N_PER_CONNECTION for each perceived brick it stands on (the
     ground or baseplate is one), and the margin; never more than the press bound."""
-    connections = max(1, len(_supports_under(ctx, pose, held)))
+    connections = max(1, len(supports_under(ctx, pose, held)))
     return min(PRESS_N_PER_CONNECTION * connections + PRESS_MARGIN_N, PRESS_MAX_N)
 
 
@@ -154,7 +132,7 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
     _check_free(ctx, pose, held)
     gripper_yaw = _free_gripper_yaw(ctx, pose, held)
     slide_off = False  # let go by sliding the lightly squeezing pads up the seated brick: no room to open beside it
-    room_at = _room_off_centre(ctx, pose, held) if gripper_yaw is None and held.height == "plate" else None
+    room_at = room_off_centre(ctx, pose, held) if gripper_yaw is None and held.height == "plate" else None
     if room_at is not None:  # the pick's grip, slid along the plate to where the pads have room
         gripper_yaw, press_at = _gripper_yaw(ctx, pose.yaw_deg), room_at
     if gripper_yaw is None:
@@ -176,6 +154,10 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
                 gripper_yaw, slide_off = base, True
     hand_yaw = None
     if press_at is not None:
+        if room_at is None and turn_to_press_across(ctx, pose, held, gripper_yaw, press_at):
+            _set_down_and_regrip(ctx, "gripped the other way, to be pressed over its studs",
+                                 across_long=not ctx.held_across_long)
+            gripper_yaw = _gripper_yaw(ctx, pose.yaw_deg)
         hand_yaw = _grip_to_press_at(ctx, pose, gripper_yaw, press_at)
     held = ctx.held_descriptor
     assert held is not None
@@ -378,7 +360,7 @@ def _tips_when_dropped(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> 
     centre lies within DROP_STABLE_MARGIN_MM of the edge of the perceived supports' cells under it (or outside them).
     A brick let go over supports all round it rests there (set-and-push is made for it: gripped by its top, one
     going in between neighbours tilts in the pads and jams on their edges)."""
-    studs = [stud for studs in _supports_under(ctx, pose, held).values() for stud in studs]
+    studs = [stud for studs in supports_under(ctx, pose, held).values() for stud in studs]
     if not studs or pose.z_mm - height_mm(height_kind(held)) < 0.5:
         return False  # on the ground every stud is supported
     yaw = math.radians(pose.yaw_deg)
@@ -413,25 +395,6 @@ def _free_gripper_yaw(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> f
     for yaw in options:
         if not _finger_blockers(ctx, pose, held, yaw, span_mm):
             return yaw
-    return None
-
-
-def _room_off_centre(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tuple[float, float] | None:
-    """Where the TCP goes, nearest the brick's centre, for the present grip slid along the brick (as far as the pads
-    stay on it) to where no part of the hand strikes a neighbour at the target; None when there is no such place.
-
-    Tried for a plate before a regrasp across its long side: held by its ends, 3.2 mm of plate turns in the pads (a 6x4
-    plate regrasped so on jarvis-v2's random_stack/003 turned against the finger and set off the reflex), while a
-    grip slid off the centre keeps the pick's hold across its short side."""
-    yaw = _gripper_yaw(ctx, pose.yaw_deg)
-    along = np.array([math.cos(yaw), math.sin(yaw)])
-    reach = held.size[1 if ctx.held_across_long else 0] * PITCH_MM / 2 - PAD.half_along_mm - 0.5
-    span = _grip_span_mm(held, ctx.held_across_long)
-    for t in np.arange(PRESS_OFFSET_MIN_MM, reach + 1e-9, 1.0).tolist():
-        for signed in (t, -t):
-            tool = pose.model_copy(update={"x_mm": pose.x_mm + signed * along[0], "y_mm": pose.y_mm + signed * along[1]})
-            if not _finger_blockers(ctx, tool, held, yaw, span):
-                return tool.x_mm, tool.y_mm
     return None
 
 
