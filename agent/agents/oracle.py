@@ -240,25 +240,6 @@ def _pivots_at_centre(task: TaskSpec, present: list[LatticeBrick], b: LatticeBri
     return structure.press_admissible(k, force, structure.engaged_centre(k))
 
 
-def _pivots_across(b: LatticeBrick, target: Assembly) -> bool:
-    """Whether b (not square) rests on its supports in `target` by studs on one side of its long axis (its centre
-    within PIVOT_MARGIN_STUDS of their edge across it): its press must go over those studs, across its width, which a
-    grip across its width cannot move to (a grip slides only along the pads' width); it is gripped across its length.
-    """
-    ex, ey = b.extent
-    if ex == ey or b.z == 0:
-        return False
-    below = {c for s in target.supports(b.id) for c in target[s].cells() if target[s].top == b.z}
-    cells = [c for c in b.cells() if c in below]
-    if not cells:
-        return False
-    k = 1 if ex > ey else 0  # the axis across its length
-    low = min(c[k] for c in cells) + PIVOT_MARGIN_STUDS
-    high = max(c[k] for c in cells) + 1.0 - PIVOT_MARGIN_STUDS
-    centre = (b.x, b.y)[k] + b.extent[k] / 2
-    return not low < centre < high
-
-
 def grip_order(bricks: list[LatticeBrick], present: list[LatticeBrick], target: Assembly,
                origin: tuple[float, float, float], step_of: dict[str, int] | None = None) -> list[str]:
     """Ids of `bricks` (in the manual's order; `step_of` gives each one's manual step, one step when None) in a
@@ -310,9 +291,7 @@ class _Room:
         self.supports = {b.id: set(target.supports(b.id)) for b in bricks}
         self.present = frozenset(b.id for b in present)
         self.short_span = {b.id: min(b.extent) * STUD_PITCH_M * 1000.0 + 1e-6 for b in bricks}
-        self.all_grips = {b.id: [g for g in free_grips(b, present, origin)
-                                 if not (_pivots_across(b, target) and g[3] <= self.short_span[b.id])]
-                          for b in bricks}
+        self.all_grips = {b.id: free_grips(b, present, origin) for b in bricks}
         self._struck: dict[tuple[str, str, int], bool] = {}
 
     def start(self) -> _State:

@@ -1,6 +1,6 @@
 """Where the hand has room to press a brick on: the studs a brick takes from the bricks below it (as perceived), a grip
-slid along a plate to where the pads clear its neighbours, and whether a grip across the other side lets the press go
-over the supporting studs. place() (skills/library/placing.py) decides with these, then regrips."""
+slid along a plate to where the pads clear its neighbours. place() (skills/library/placing.py) decides with these, then
+regrips."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 
-from jarvis_sim.gripper import PICK_OPENING_MIN_MM, opening_fits
 from skills.context import SkillContext
 from skills.geometry import PITCH_MM, height_kind, height_mm
 from skills.hand import PAD
@@ -66,28 +65,3 @@ def room_off_centre(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tup
             if not _finger_blockers(ctx, tool, held, yaw, span):
                 return tool.x_mm, tool.y_mm
     return None
-
-
-def turn_to_press_across(ctx: SkillContext, pose: Pose, held: BrickDescriptor, gripper_yaw: float,
-                         press_at: tuple[float, float]) -> bool:
-    """Whether to grip the held brick across its other side to press it at `press_at`: a grip slides only along the
-    pads' width, so where the press point lies across the present grip (a brick held by one row of studs along its
-    length), when the fingers have room in the other grip there (else it is pressed as near as the grip allows).
-    Measured on jarvis-v1-buildable's house/026: a 2x8 held by one row, gripped across its width and pressed on the
-    row's edge, turned over that edge and fell off the structure."""
-    along = np.array([math.cos(gripper_yaw), math.sin(gripper_yaw)])
-    across = np.array([-math.sin(gripper_yaw), math.cos(gripper_yaw)])
-    off = float(np.dot(np.array(press_at) - (pose.x_mm, pose.y_mm), across))
-    off_along = float(np.dot(np.array(press_at) - (pose.x_mm, pose.y_mm), along))
-    turned = not ctx.held_across_long
-    span = _grip_span_mm(held, turned)
-    if abs(off) < PRESS_OFFSET_MIN_MM or held.size[0] == held.size[1] or not opening_fits(span + 2 * PICK_OPENING_MIN_MM):
-        return False
-    reach_now = held.size[1 if ctx.held_across_long else 0] * PITCH_MM / 2 - PAD.half_along_mm - 0.5
-    reach = held.size[1 if turned else 0] * PITCH_MM / 2 - PAD.half_along_mm - 0.5  # along the pads' width
-    miss_now = math.hypot(off, max(0.0, abs(off_along) - reach_now))  # how far from press_at each grip presses
-    if math.hypot(max(0.0, abs(off) - reach), off_along) > miss_now - PRESS_OFFSET_MIN_MM:
-        return False  # the other grip would press no nearer (a 2x6 held by one corner stud: jarvis-mini)
-    t = float(np.clip(off, -reach, reach))
-    tool = pose.model_copy(update={"x_mm": pose.x_mm + t * across[0], "y_mm": pose.y_mm + t * across[1]})
-    return not _finger_blockers(ctx, tool, held, gripper_yaw + math.pi / 2, span)

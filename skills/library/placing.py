@@ -26,7 +26,7 @@ from skills.geometry import (
 )
 from skills.hand import PAD
 from skills.library.common import go_home, wait_gripper
-from skills.library.grip_room import room_off_centre, supports_under, turn_to_press_across
+from skills.library.grip_room import room_off_centre, supports_under
 from skills.library.picking import _pick
 from skills.library.push import (
     PUSH_EASE_MM,
@@ -154,10 +154,6 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
                 gripper_yaw, slide_off = base, True
     hand_yaw = None
     if press_at is not None:
-        if room_at is None and turn_to_press_across(ctx, pose, held, gripper_yaw, press_at):
-            _set_down_and_regrip(ctx, "gripped the other way, to be pressed over its studs",
-                                 across_long=not ctx.held_across_long)
-            gripper_yaw = _gripper_yaw(ctx, pose.yaw_deg)
         hand_yaw = _grip_to_press_at(ctx, pose, gripper_yaw, press_at)
     held = ctx.held_descriptor
     assert held is not None
