@@ -229,8 +229,8 @@ def _pivots_at_centre(task: TaskSpec, present: list[LatticeBrick], b: LatticeBri
         return False
     structure.add(b)
     k = len(structure.bricks) - 1
-    if not structure.engaged[k]:
-        return False
+    if len(structure.engaged[k]) < 2 or min(b.extent) < 2:
+        return False  # a 1-wide brick is regripped near its end to press there: vehicle/064 lost a connection so
     cells = np.array(structure.engaged[k], dtype=float)
     low, high = cells.min(axis=0) + PIVOT_MARGIN_STUDS, cells.max(axis=0) + 1.0 - PIVOT_MARGIN_STUDS
     centre = np.array([b.x + b.extent[0] / 2, b.y + b.extent[1] / 2])
