@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -65,7 +66,11 @@ def step_watching(ctx: SkillContext, n: int = 1) -> None:
 
 
 PRESS_MAX_N = 40.0  # the press bound a skill may ask for (the Franka hand's fingers hold 70 N together)
+# The force estimate's noise is 0.035 N RMS a reading (the Panda datasheet; jarvis_sim's wrist_sensor.py): every
+# threshold below stands at least 8 of those above it, so a noisy reading neither fakes a contact nor a give
+# (tests/skills/test_press_thresholds.py).
 CONTACT_N = 0.3  # a guarded descent has touched when the tool feels this much upward force (a 1x1 seats at 1 N)
+TARE_WINDOW = 10  # the tare is the mean of the last this many readings before contact (noise / sqrt(10))
 GIVE_PULL_N = 1.0  # a seated part pulling the tool down this hard has snapped in
 PRESS_STEP_M = 0.00002  # the press deepens its target this much per tick (the arm's stiffness turns it into force)
 PRESS_DEPTH_MAX_M = 0.003  # nor deeper than this below the first contact
@@ -111,21 +116,26 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
     waited = 0
     aim = np.array([float(bottom[0]), float(bottom[1])])  # the commanded x, y: the target plus the drift correction
     give = np.zeros(2)  # how far the tool has yielded to what it feels (see LATERAL_YIELD_M_PER_N)
-    # The arm's force estimate is biased (a Panda's reads a few newtons with nothing touching): tared before the
-    # descent, from above, where nothing touches the tool yet.
+    # The arm's force estimate is biased (a Panda's reads a few newtons with nothing touching) and noisy: it is
+    # tared on the way down, before anything touches the tool, by the mean of the last TARE_WINDOW readings (one a
+    # tick, each with its own noise), as a force controller averages its zero.
+    untouched: deque[np.ndarray] = deque(maxlen=TARE_WINDOW)
     tare = np.asarray(backend.tool_contact_force()[0], dtype=float)
     backend.set_contact_reflex(PRESS_MAX_N + 10.0)
     try:
         while True:
-            felt = np.asarray(backend.tool_contact_force()[0], dtype=float) - tare  # from what the tool touches
+            reading = np.asarray(backend.tool_contact_force()[0], dtype=float)
+            felt = reading - tare  # from what the tool touches
             force = float(felt[2])
             tool = backend.robot_state().ee_position  # one read a tick: nothing moves until the next step
             peak = max(peak, force)
-            if contact_z is None:
-                if force >= CONTACT_N:
-                    contact_z = float(tool[2])
-                    target[2] = contact_z  # from where the tool is: its command runs ahead of it
-                elif target[2] <= bottom[2]:
+            if contact_z is None and force >= CONTACT_N:
+                contact_z = float(tool[2])
+                target[2] = contact_z  # from where the tool is: its command runs ahead of it
+            elif contact_z is None:
+                untouched.append(reading)
+                tare = np.mean(untouched, axis=0)
+                if target[2] <= bottom[2]:
                     if float(tool[2]) <= float(bottom[2]) + ARRIVED_M:
                         break  # the arm (which lags its target) got there without touching anything
                     waited += 1
@@ -133,7 +143,7 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
                         break
                 else:
                     target[2] = max(float(bottom[2]), target[2] - speed * dt)
-            else:
+            elif contact_z is not None:
                 pressed = force >= press_n or target[2] <= contact_z - PRESS_DEPTH_MAX_M
                 # A part that seats gives way under the press: the force falls off at once (studs slid into tubes).
                 # Pressing on would push the pads down the seated brick and the fingertips onto whatever is beside it.

@@ -25,8 +25,12 @@ from skills.hand import PAD, Obstacle, struck
 from skills.library.task import RELEASE_OPENING_MM
 
 MAX_TRIES = 3
+REPAIR_REACH_MM = 150.0  # how far from its place repair() looks for a knocked brick (a 1.5 m/s knock slides ~110 mm)
 
 PROGRAM_HELPERS = '''\
+import math
+
+
 def nearest(bricks, color, size, x, y, radius=15.0):
     \"\"\"Id of the observed brick nearest to (x, y) mm: same size within `radius` first (the colour only breaks
     ties, lighting can misname it), then any brick within 6 mm; None when nothing is there.\"\"\"
@@ -86,12 +90,13 @@ def set_aside():
     return None
 
 
-def build(color, size, start, goal, lattice, press_supported=False):
+def build(color, size, start, goal, lattice, press_supported=False, top=None, extent=None):
     \"\"\"Pick the brick expected near `start` (mm) and place it on the build area's stud `lattice` (x, y, level,
     rotation), pressed over the studs it takes from below when `press_supported`. After a failed attempt the brick
     is looked for again, near its goal (mm) first, and the attempt repeated. A brick still in the hand after a refused
     placement is put down; only a placement stopped by a collision is tried again, with the brick looked for where
-    it was put.\"\"\"
+    it was put. A brick placed with its `top` (mm above the table) and `extent` (studs along x, y) is remembered in
+    PLACED, for repair().\"\"\"
     where = start
     before = []
     for attempt in range({MAX_TRIES}):
@@ -116,6 +121,8 @@ def build(color, size, start, goal, lattice, press_supported=False):
             continue
         try:
             place_at(lattice[0], lattice[1], lattice[2], lattice[3], press_supported)
+            if top is not None:
+                PLACED.append((color, size, start, goal, lattice, top, press_supported, extent))
             return True
         except SkillError as e:
             print("place failed:", e)
@@ -129,7 +136,92 @@ def build(color, size, start, goal, lattice, press_supported=False):
                 if e.kind != "collision":
                     return False  # nothing at the target has changed: it would be refused again
     return False
+
+
+PLACED = []  # (colour, size, start, goal, lattice, top, press, extent) of each brick standing where it was built
+PLACES = []  # (size, x, y, top) mm of every place of the target near the build: where a brick belongs
+
+
+def covered(bricks, x, y, top):
+    \"\"\"True when an observed brick's top face lies over (x, y) mm at `top` mm (0.8 mm either way) or at least a plate
+    higher.\"\"\"
+    for b in bricks:
+        if abs(b.top_z_mm - top) > 0.8 and b.top_z_mm < top + 2.4:
+            continue
+        a = math.radians(b.yaw_deg)
+        dx, dy = x - b.x_mm, y - b.y_mm
+        along, across = dx * math.cos(a) + dy * math.sin(a), -dx * math.sin(a) + dy * math.cos(a)
+        if abs(along) < b.size[0] * 4.0 - 2.0 and abs(across) < b.size[1] * 4.0 - 2.0:
+            return True
+    return False
+
+
+def shows(bricks, entry):
+    \"\"\"True when over every stud of a PLACED brick's footprint the camera sees its top, or a brick at least a plate
+    higher that hides it (still in place, as far as a camera above can tell). A brick lifted off its studs, tilted or
+    gone shows a lower or a different top somewhere.\"\"\"
+    goal, top, extent = entry[3], entry[5], entry[7]
+    for i in range(extent[0]):
+        for j in range(extent[1]):
+            x, y = goal[0] + (i - (extent[0] - 1) / 2) * 8.0, goal[1] + (j - (extent[1] - 1) / 2) * 8.0
+            if not covered(bricks, x, y, top):
+                return False
+    return True
+
+
+def at_a_place(b):
+    \"\"\"True when an observed brick sits at one of the target's places for its size.\"\"\"
+    for size, x, y, top in PLACES:
+        if size == tuple(b.size) and abs(b.x_mm - x) < 1.5 and abs(b.y_mm - y) < 1.5 and abs(b.top_z_mm - top) < 0.8:
+            return True
+    return False
+
+
+def knocked(bricks, color, size, start, goal):
+    \"\"\"Id of the brick of this size that left its place at `goal` (mm), or None: one lying back at its `start` (set
+    down there), else the nearest within {REPAIR_REACH_MM} mm of the goal that is outside the staging area or stacked, and at none
+    of the target's places (the colour breaks ties). Loose bricks still waiting in the staging area are never taken.\"\"\"
+    best = None
+    best_key = None
+    for b in bricks:
+        if tuple(b.size) != size or at_a_place(b):
+            continue
+        back = ((b.x_mm - start[0]) ** 2 + (b.y_mm - start[1]) ** 2) ** 0.5 < 6.0 and start != goal
+        d = ((b.x_mm - goal[0]) ** 2 + (b.y_mm - goal[1]) ** 2) ** 0.5
+        if not back and (not b.in_structure or d > {REPAIR_REACH_MM}):
+            continue
+        key = (0 if back else 1, 0 if b.color == color else 1, d)
+        if best_key is None or key < best_key:
+            best = b
+            best_key = key
+    return None if best is None else best.id
+
+
+def repair():
+    \"\"\"Look from the park pose and put back, lowest first, each brick of PLACED that is no longer where it stood (a
+    later press or a collision knocked it, or the support under it, or it was moved): it is looked for (knocked) and
+    built again. Each is tried once per call; one that cannot be found is named and left.\"\"\"
+    go_home()
+    bricks = observe()
+    missing = [p for p in PLACED if not shows(bricks, p)]
+    for entry in sorted(missing, key=lambda p: p[5]):
+        color, size, start, goal, lattice, top, press, extent = entry
+        brick = knocked(bricks, color, size, start, goal)
+        print("not in place:", color, size, "at", lattice, "- putting it back" if brick else "- not found")
+        if brick is None:
+            continue
+        PLACED.remove(entry)
+        spot = [b for b in bricks if b.id == brick][0]
+        if not build(color, size, (spot.x_mm, spot.y_mm), goal, lattice, press, top, extent):
+            PLACED.append(entry)  # tried once: left in the list, so a later look can try again
+        go_home()
+        bricks = observe()
 '''
+
+
+def program_helpers() -> str:
+    """The helper functions every oracle program starts with, their constants filled in."""
+    return PROGRAM_HELPERS.replace("{MAX_TRIES}", str(MAX_TRIES)).replace("{REPAIR_REACH_MM}", f"{REPAIR_REACH_MM:g}")
 
 
 def oracle_plan(task: TaskSpec) -> str:
@@ -156,9 +248,9 @@ def oracle_program(task: TaskSpec, leave_out_unbuildable: bool = False) -> str:
     target = task.target_assembly
     origin = task.workspace.lattice_origin
     starts = {a.id: a.start for a in task.action_bricks}
-    helpers = PROGRAM_HELPERS.replace("{MAX_TRIES}", str(MAX_TRIES))
-    lines = [f"# Oracle program for task {task.id} (written from the target: privileged).", helpers]
+    lines = [f"# Oracle program for task {task.id} (written from the target: privileged).", program_helpers()]
     lines.append("go_home()  # park the arm so the camera sees the whole table")
+    lines += _places(task)
     section = -1
     left_out = []
     for step, bid, press_supported in build_order(task, leave_out_unbuildable):
@@ -167,15 +259,19 @@ def oracle_program(task: TaskSpec, leave_out_unbuildable: bool = False) -> str:
             left_out.append(f"{bid} ({color(b.color).name} {_size(b)} at {b.x}, {b.y}, level {b.z})")
             continue
         if step != section:
+            if section >= 0:
+                lines.append("repair()  # what this step's presses knocked off goes back before the next step")
             section = step
             lines.append(f"# manual step {step + 1}")
         start = starts[bid]
-        (gx, gy, _), _ = brick_pose_in_world(b, origin)
+        c, size, goal, lattice, top = _remembered(b, origin)
         press = ", press_supported=True" if press_supported else ""
         lines.append(
-            f"build({color(b.color).name!r}, {_size(b)}, ({start.x * 1000:.2f}, {start.y * 1000:.2f}), "
-            f"({gx * 1000:.2f}, {gy * 1000:.2f}), ({b.x}, {b.y}, {b.z}, {b.yaw % 2}){press})"
+            f"build({c!r}, {size}, ({start.x * 1000:.2f}, {start.y * 1000:.2f}), {goal}, {lattice}{press}, top={top}, "
+            f"extent={b.extent})"
         )
+    if section >= 0:
+        lines.append("repair()")
     if left_out:
         lines.append("# Left out: their seating press would break the structure (StableLego statics), or they rest")
         lines.append("# on such a brick.")
@@ -400,6 +496,38 @@ def _grip_struck(b: LatticeBrick, grip: Grip, present: list[LatticeBrick], origi
         obstacles.append(Obstacle((px * 1000.0, py * 1000.0), 0.0, (p.extent[0] * pitch / 2 - 0.3,
                                   p.extent[1] * pitch / 2 - 0.3), (pz + (p.top - p.z) * PLATE_HEIGHT_M) * 1000.0))
     return bool(struck(gx, gy, yaw, (span, span + RELEASE_OPENING_MM), tips, obstacles))
+
+
+def _remembered(b: LatticeBrick, origin: tuple[float, float, float]
+                ) -> tuple[str, tuple[int, int], tuple[float, float], tuple[int, int, int, int], float]:
+    """What the program knows of a target brick: colour, size, goal (mm, centre), lattice (x, y, level, rotation) and
+    top (mm above the table, the workspace's z = 0)."""
+    (gx, gy, _), _ = brick_pose_in_world(b, origin)
+    top = (origin[2] + b.top * PLATE_HEIGHT_M) * 1000.0
+    return color(b.color).name, _size(b), (round(gx * 1000, 2), round(gy * 1000, 2)), (b.x, b.y, b.z, b.yaw % 2), round(top, 2)
+
+
+def _places(task: TaskSpec) -> list[str]:
+    """Program lines declaring, for repair(), the target's places within REPAIR_REACH_MM of an action brick's goal for
+    the action bricks' sizes (PLACES: a brick seen at one is not taken for a knocked one), and the initial bricks the
+    action bricks rest on (PLACED: put back when knocked off)."""
+    target = task.target_assembly
+    origin = task.workspace.lattice_origin
+    action = [_remembered(a.target, origin) for a in task.action_bricks]
+    sizes = {a[1] for a in action}
+    places = []
+    for b in target.bricks:
+        _, size, goal, _, top = _remembered(b, origin)
+        if size in sizes and any(math.dist(goal, a[2]) <= REPAIR_REACH_MM + 50.0 for a in action):
+            places.append((size, goal[0], goal[1], top))
+    lines = [f"PLACES.extend({places})"]
+    initial = {b.id for b in task.initial}
+    holding = sorted({s for a in task.action_bricks for s in target.supports(a.id)} & initial)
+    for bid in holding:
+        c, size, goal, lattice, top = _remembered(target[bid], origin)
+        entry = (c, size, goal, goal, lattice, top, False, target[bid].extent)
+        lines.append(f"PLACED.append({entry})  # built before: it holds new bricks")
+    return lines
 
 
 def _size(b: LatticeBrick) -> tuple[int, int]:

@@ -38,6 +38,7 @@ from skills.library.task import (
     _hand_yaw,
     _offset_tool,
     _pad_target,
+    _reachable_above,
     _settle,
     _tool_yaw,
     _transfer,
@@ -71,8 +72,12 @@ def _pick(ctx: SkillContext, brick: str, across_long: bool, offset_mm: float = 0
                            "lies on it, or go_home() and observe() again if the arm hides it")
     plan = _grasp_plan(ctx, brick, across_long, tips_below_top_mm)
     assert ctx.motion is not None
-    above = _pad_target(ctx, plan.x_mm, plan.y_mm, d.top_z_mm + APPROACH_HEIGHT_MM)
     at = _pad_target(ctx, plan.x_mm, plan.y_mm, plan.z_mm)
+    # Near the robot base the arm points down only low over the table: the approach comes in as high as it reaches,
+    # at least the pads' own height over the brick (the fingertips then clear its studs).
+    lowest = _pad_target(ctx, plan.x_mm, plan.y_mm, max(plan.z_mm, d.top_z_mm) + FINGERTIP_BELOW_TCP_MM)
+    above = _reachable_above(ctx, _pad_target(ctx, plan.x_mm, plan.y_mm, d.top_z_mm + APPROACH_HEIGHT_MM), lowest,
+                             top_down_quaternion(math.radians(plan.yaw_deg)))
     quat = top_down_quaternion(_hand_yaw(ctx, above, math.radians(plan.yaw_deg)))
     squared_yaw = None  # the hand's yaw when the centring squeeze squared the brick up
     if not d.in_structure and _centring_fits(d, across_long) and _room_to_centre(ctx, d, plan):

@@ -72,6 +72,7 @@ from skills.motion import PRESS_MAX_N, guarded_press, step_watching, top_down_qu
 from skills.registry import skill
 from skills.types import BrickDescriptor, PlaceResult, Pose
 
+OFF_CENTRE_MARGIN_MM = 2.0  # an off-centre grip lands ~1 mm from its aim: room this far either way (033's b092)
 DROP_STABLE_MARGIN_MM = 2.0  # a brick's centre this far inside its supported cells rests on their stud tops
 
 
@@ -135,6 +136,10 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
     room_at = room_off_centre(ctx, pose, held) if gripper_yaw is None and held.height == "plate" else None
     if room_at is not None:  # the pick's grip, slid along the plate to where the pads have room
         gripper_yaw, press_at = _gripper_yaw(ctx, pose.yaw_deg), room_at
+    if gripper_yaw is None:
+        shifted = _off_centre_room(ctx, pose, held)
+        if shifted is not None:
+            gripper_yaw, press_at = shifted
     if gripper_yaw is None:
         try:
             gripper_yaw = _regrasp_for(ctx, pose)
@@ -391,6 +396,30 @@ def _free_gripper_yaw(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> f
     for yaw in options:
         if not _finger_blockers(ctx, pose, held, yaw, span_mm):
             return yaw
+    return None
+
+
+def _off_centre_room(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tuple[float, tuple[float, float]] | None:
+    """(gripper yaw, TCP x, y mm) of the grip nearest the centre, shifted along the pads' width, whose fingers have room
+    at `pose` where the centred grip has none; None when no shift has. The press goes through the TCP: never farther
+    from the middle of the studs taken from below than the centre (it would lever on them). A 6x6 plate with no room
+    for a centred grip was let go above its studs and tipped off the 2x2 under its edge (v107-00038/033)."""
+    base = _gripper_yaw(ctx, pose.yaw_deg)
+    options = [base, base + math.pi / 2] if held.size[0] == held.size[1] else [base]
+    span_mm = _grip_span_mm(held, ctx.held_across_long)
+    reach = int(held.size[1 if ctx.held_across_long else 0] * PITCH_MM / 2 - PAD.half_along_mm - 0.5)
+    support = _supported_centre(ctx, pose, held)
+    centre_lever = 0.0 if support is None else math.hypot(pose.x_mm - support[0], pose.y_mm - support[1])
+    shifts = sorted(((t, yaw) for yaw in options for t in range(-reach, reach + 1) if abs(t) >= PRESS_OFFSET_MIN_MM),
+                    key=lambda shift: abs(shift[0]))
+    for t, yaw in shifts:
+        at = (pose.x_mm + t * math.cos(yaw), pose.y_mm + t * math.sin(yaw))
+        if support is not None and math.hypot(at[0] - support[0], at[1] - support[1]) > centre_lever:
+            continue
+        if not any(_finger_blockers(ctx, pose.model_copy(update={"x_mm": at[0] + m * math.cos(yaw),
+                                                                  "y_mm": at[1] + m * math.sin(yaw)}), held, yaw, span_mm)
+                   for m in (0.0, -OFF_CENTRE_MARGIN_MM, OFF_CENTRE_MARGIN_MM)):
+            return yaw, at
     return None
 
 

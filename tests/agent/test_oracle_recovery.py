@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from agent.agents.oracle import MAX_TRIES, PROGRAM_HELPERS
+from agent.agents.oracle import program_helpers
 from skills.errors import AlreadyHolding, Collision, SkillError
 
 
@@ -33,7 +33,7 @@ class ScriptedSkills:
 def _helpers(skills: ScriptedSkills) -> dict[str, Any]:
     names = ("observe", "go_home", "pick", "place_at", "put_down")
     namespace: dict[str, Any] = {"SkillError": SkillError, **{n: getattr(skills, n) for n in names}}
-    exec(PROGRAM_HELPERS.replace("{MAX_TRIES}", str(MAX_TRIES)), namespace)
+    exec(program_helpers(), namespace)
     return namespace
 
 
@@ -61,3 +61,65 @@ def test_a_brick_left_in_the_hand_is_set_aside_before_the_next_pick() -> None:
     # The held brick goes down before the pick is tried again.
     assert skills.calls[:3] == ["observe", "pick", "put_down"]
     assert skills.calls[-2:] == ["pick", "place_at"]
+
+
+def _seen(bid: str, x: float, y: float, top: float, size: tuple[int, int] = (2, 1), yaw: float = 0.0,
+          in_structure: bool = True, color: str = "red") -> SimpleNamespace:
+    return SimpleNamespace(id=bid, x_mm=x, y_mm=y, top_z_mm=top, size=size, yaw_deg=yaw, color=color,
+                           in_structure=in_structure)
+
+
+def _placed(helpers: dict[str, Any]) -> None:
+    """One red 2x1 built at (400, 0) mm, top 9.6 mm, lattice (3, 4, 0, 0), picked from (100, 50) in staging."""
+    helpers["PLACED"].append(("red", (2, 1), (100.0, 50.0), (400.0, 0.0), (3, 4, 0, 0), 9.6, False, (2, 1)))
+    helpers["PLACES"].extend([((2, 1), 400.0, 0.0, 9.6), ((2, 1), 440.0, 0.0, 9.6)])
+
+
+def test_repair_leaves_a_brick_that_is_seen_in_place_or_hidden_under_another() -> None:
+    for view in ([_seen("p1", 400.3, -0.2, 9.7)], [_seen("p2", 404.0, 0.0, 19.2, size=(4, 2), yaw=90.0)]):
+        skills = ScriptedSkills(observe=[view])
+        helpers = _helpers(skills)
+        _placed(helpers)
+        helpers["repair"]()
+        assert skills.calls == ["go_home", "observe"]
+
+
+def test_repair_puts_back_a_knocked_brick_found_off_its_place() -> None:
+    # Knocked 60 mm along +x and lying on the table tilted (top 7 mm); a red 2x1 at the other target place stays.
+    view = [_seen("p1", 460.0, 0.5, 7.0, yaw=20.0), _seen("p2", 440.0, 0.0, 9.6)]
+    after = [_seen("p1", 400.0, 0.0, 9.6), _seen("p2", 440.0, 0.0, 9.6)]
+    skills = ScriptedSkills(observe=[view, view, after], place_at=[None])
+    helpers = _helpers(skills)
+    _placed(helpers)
+    picked: list[str] = []
+    helpers["pick"] = lambda brick: picked.append(brick)
+    helpers["repair"]()
+    assert picked == ["p1"]  # not p2, which sits at a place of the target
+    assert skills.calls == ["go_home", "observe", "observe", "place_at", "go_home", "observe"]
+    assert len(helpers["PLACED"]) == 1  # back in the list, at its place
+
+
+def test_repair_takes_a_staged_brick_only_where_the_placed_one_started() -> None:
+    # Nothing at the goal; a red 2x1 waits in the staging area 30 mm from the goal (a later step's) and one lies
+    # back at the start: only that one is the brick that was moved.
+    for view, expect in (([_seen("p1", 430.0, 0.0, 9.6, in_structure=False)], []),
+                         ([_seen("p1", 430.0, 0.0, 9.6, in_structure=False),
+                           _seen("p2", 100.5, 50.0, 9.6, in_structure=False)], ["p2"])):
+        skills = ScriptedSkills(observe=[view, view, view], place_at=[None])
+        helpers = _helpers(skills)
+        _placed(helpers)
+        picked: list[str] = []
+        helpers["pick"] = lambda brick, picked=picked: picked.append(brick)
+        helpers["repair"]()
+        assert picked == expect
+
+
+def test_a_brick_hidden_under_two_bricks_that_meet_over_its_centre_is_in_place() -> None:
+    # A 4x1 under two 2x1s whose ends meet over its centre (found on jarvis-v1-perturbed wall/002: a centre-only
+    # check called it knocked off and tried to pick a brick of the finished wall).
+    under = ("blue", (4, 1), (424.0, -124.0), (432.0, -124.0), (0, 10, 0, 0), 9.6, False, (4, 1))
+    above = [_seen("p1", 424.0, -124.0, 19.2), _seen("p2", 440.0, -124.0, 19.2)]
+    skills = ScriptedSkills(observe=[above])
+    helpers = _helpers(skills)
+    assert helpers["shows"](above, under)
+    assert not helpers["shows"](above[:1], under)  # one end of it shows nothing at its top: it is gone

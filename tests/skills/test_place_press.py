@@ -3,13 +3,21 @@ the grip by a brick's top where the pads have no room beside its seat (no simula
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from jarvis_sim.lego.clutch_model import SEAT_PRESS_N
 from jarvis_sim.tasks.spec import Workspace
 from skills.context import Perceived, SkillContext
-from skills.library.placing import _high_grip_side, _seat_press_n, _tips_when_dropped
-from skills.library.task import PRESS_MARGIN_N
+from skills.library.placing import (
+    _free_gripper_yaw,
+    _high_grip_side,
+    _off_centre_room,
+    _seat_press_n,
+    _tips_when_dropped,
+)
+from skills.library.task import PRESS_MARGIN_N, _finger_blockers, _grip_span_mm
 from skills.types import BrickDescriptor, Pose
 from tests.fakes.skill_backend import RecordingBackend
 
@@ -76,3 +84,27 @@ def test_only_a_brick_whose_centre_is_not_inside_its_supports_tips_when_dropped_
     assert not _tips_when_dropped(_holding(held, under), seat, held)
     # On the ground nothing tips.
     assert not _tips_when_dropped(_holding(held), Pose(x_mm=0.0, y_mm=0.0, z_mm=9.6, yaw_deg=90.0), held)
+
+
+def test_a_brick_with_no_room_for_a_centred_grip_is_gripped_off_its_centre_toward_what_holds_it() -> None:
+    # jarvis-v2 v107-00038-random_stack/033 b092: a 6x6 plate whose seat has a brick as tall as it beside one grip
+    # (p3) and another beside the other (p4); one 2x2 plate (p5) under its -y edge holds it, over a lower 6x6 (p6).
+    held = _brick("p1", (6, 6), 300.0, 300.0, 3.2, height="plate")
+    seat = Pose(x_mm=540.0, y_mm=-84.0, z_mm=19.2, yaw_deg=0.0)
+    beside = [_brick("p3", (3, 2), 536.0, -52.0, 19.2), _brick("p4", (3, 2), 580.0, -72.0, 19.2, yaw=90.0)]
+    under = [_brick("p5", (2, 2), 548.0, -100.0, 16.0, height="plate"), _brick("p6", (6, 6), 548.0, -108.0, 12.8,
+                                                                                  yaw=90.0, height="plate")]
+    ctx = _holding(held, *beside, *under)
+    ctx.held_grip_depth_mm = -7.8  # a plate off the table: the TCP above its top, the tips a millimetre off its bottom
+    assert _free_gripper_yaw(ctx, seat, held) is None
+    room = _off_centre_room(ctx, seat, held)
+    assert room is not None
+    yaw, (x, y) = room
+    shifted = seat.model_copy(update={"x_mm": x, "y_mm": y})
+    assert not _finger_blockers(ctx, shifted, held, yaw, _grip_span_mm(held, False))
+    assert math.hypot(x - 540.0, y + 84.0) >= 1.0  # a real shift, and toward the 2x2: never farther than the centre
+    assert math.hypot(x - 548.0, y + 100.0) <= math.hypot(540.0 - 548.0, -84.0 + 100.0) + 1e-9
+    # Held under its centre (a 2x2 there), any shift would lever on what holds it: no grip.
+    ctx = _holding(held, *beside, _brick("p5", (2, 2), 540.0, -84.0, 16.0, height="plate"))
+    ctx.held_grip_depth_mm = -7.8
+    assert _off_centre_room(ctx, seat, held) is None

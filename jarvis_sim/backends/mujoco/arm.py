@@ -27,11 +27,11 @@ class ArmAndReflex(MujocoCore):
     """Arm and gripper commands, the contact reflex, collision queries (mixed into MujocoBackend)."""
 
     def tool_contact_force(self) -> tuple[np.ndarray, str | None, str | None]:
-        """The external force (N, world frame) the arm estimates on itself, its hand and held brick, biased as a
-        Panda's estimate is (wrist_sensor.py), with the robot part (or held brick) and the obstacle of its largest
-        contact (None, None when untouched)."""
+        """The external force (N, world frame) the arm estimates on itself, its hand and held brick, biased and
+        noisy as a Panda's estimate is (wrist_sensor.py: one sample a control tick), with the robot part (or held
+        brick) and the obstacle of its largest contact (None, None when untouched)."""
         force, part_name, obstacle = self._contact_force_on_tool()
-        return force + self._wrist_bias, part_name, obstacle
+        return self._wrist.read(force), part_name, obstacle
 
     def _contact_force_on_tool(self) -> tuple[np.ndarray, str | None, str | None]:
         """The true external force on the arm, hand and held brick (see tool_contact_force)."""

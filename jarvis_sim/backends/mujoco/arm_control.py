@@ -19,15 +19,6 @@ from jarvis_sim.quaternions import slerp
 _LIMIT_MARGIN = 0.02  # rad kept from the joint stops
 
 
-def quat_error(target: np.ndarray, current: np.ndarray) -> np.ndarray:
-    """Rotation vector (world frame) taking `current` to `target` (both wxyz)."""
-    err = np.zeros(3)
-    mujoco.mju_subQuat(err, target, current)  # in current's frame
-    mat = np.zeros(9)
-    mujoco.mju_quat2Mat(mat, current)
-    return mat.reshape(3, 3) @ err
-
-
 class ArmKinematics:
     """Forward kinematics and IK of the Panda's tool-centre-point site."""
 
@@ -42,28 +33,55 @@ class ArmKinematics:
         self._jac = np.zeros((6, 7))
         self._err = np.zeros(6)
         self._regulariser: dict[float, np.ndarray] = {}
+        # Views of the TCP site's pose in MjData (mj_kinematics fills them in place) and the rotation error's buffers:
+        # MjData's attributes and np.zeros each cost an allocation, which the per-tick IK would pay a dozen times.
+        self._qpos = self.data.qpos[:7]
+        self._tcp_pos = self.data.site_xpos[self.site]
+        self._tcp_mat = self.data.site_xmat[self.site]
+        self._tcp_quat = np.zeros(4)
+        self._rot_local = np.zeros(3)
+        self._rot_mat = np.zeros(9)
+        self._rot_mat33 = self._rot_mat.reshape(3, 3)  # a view: mju_quat2Mat fills _rot_mat
         self.lower = Q_LOWER + _LIMIT_MARGIN
         self.upper = Q_UPPER - _LIMIT_MARGIN
 
+    def _pose_at(self, q: np.ndarray) -> None:
+        """Forward kinematics: the TCP's pose for arm joints q into _tcp_pos and _tcp_quat."""
+        self._qpos[:] = q
+        mujoco.mj_kinematics(self.model, self.data)
+        mujoco.mju_mat2Quat(self._tcp_quat, self._tcp_mat)
+
     def fk(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """TCP position and quaternion (wxyz) in the robot base frame for arm joints q."""
-        self.data.qpos[:7] = q
-        mujoco.mj_kinematics(self.model, self.data)
-        quat = np.zeros(4)
-        mujoco.mju_mat2Quat(quat, self.data.site_xmat[self.site])
-        return self.data.site_xpos[self.site].copy(), quat
+        self._pose_at(q)
+        return self._tcp_pos.copy(), self._tcp_quat.copy()
+
+    def rotation_error(self, target: np.ndarray, current: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Rotation vector (world frame) taking `current` to `target` (both wxyz), into `out` (3,).
+
+        Computed in `current`'s frame by mju_subQuat and turned to the world frame; the buffers are preallocated, as
+        this runs three times every control tick."""
+        mujoco.mju_subQuat(self._rot_local, target, current)
+        mujoco.mju_quat2Mat(self._rot_mat, current)
+        return np.matmul(self._rot_mat33, self._rot_local, out=out)
 
     def ik_step(self, q: np.ndarray, pos: np.ndarray, quat: np.ndarray, damping: float = 1e-3,
                 null_gain: float = 0.05) -> tuple[np.ndarray, float, float]:
         """One damped-least-squares step toward the pose; returns (q_new, position error m, angle error rad)."""
-        cur_p, cur_q = self.fk(q)
+        q_new = self.ik_update(q, pos, quat, damping, null_gain)
+        return q_new, _norm(self._err[:3]), _norm(self._err[3:])
+
+    def ik_update(self, q: np.ndarray, pos: np.ndarray, quat: np.ndarray, damping: float = 1e-3,
+                  null_gain: float = 0.05) -> np.ndarray:
+        """ik_step's new joint angles alone (the per-tick controller reads no error)."""
+        self._pose_at(q)
         mujoco.mj_comPos(self.model, self.data)  # the Jacobian reads cdof, computed here
         mujoco.mj_jacSite(self.model, self.data, self._jp, self._jr, self.site)
         jac, err = self._jac, self._err
         jac[:3] = self._jp[:, :7]
         jac[3:] = self._jr[:, :7]
-        err[:3] = pos - cur_p
-        err[3:] = quat_error(quat, cur_q)
+        np.subtract(pos, self._tcp_pos, out=err[:3])
+        self.rotation_error(quat, self._tcp_quat, err[3:])
         regulariser = self._regulariser.get(damping)
         if regulariser is None:
             regulariser = self._regulariser.setdefault(damping, damping**2 * np.eye(6))
@@ -71,8 +89,7 @@ class ArmKinematics:
         # Pull toward home in the null space so the elbow stays up and away from the table.
         pull = null_gain * (HOME_Q - q)
         dq = pinv @ (err - jac @ pull) + pull
-        q_new = np.minimum(np.maximum(q + dq, self.lower), self.upper)  # np.clip, without its wrapper's cost
-        return q_new, _norm(err[:3]), _norm(err[3:])
+        return np.minimum(np.maximum(q + dq, self.lower), self.upper)  # np.clip, without its wrapper's cost
 
     def solve(self, pos: np.ndarray, quat: np.ndarray, q0: np.ndarray | None = None, max_iter: int = 300,
               tol_pos: float = 1e-4, tol_rot: float = 1e-3) -> np.ndarray | None:
@@ -95,6 +112,7 @@ class CartesianController:
         self.max_rot = max_rot_rad_s
         self.target: tuple[np.ndarray, np.ndarray] | None = None
         self.setpoint: tuple[np.ndarray, np.ndarray] | None = None
+        self._turn = np.zeros(3)  # the set-point's rotation left to the target (tick)
 
     def set_target(self, pos: np.ndarray, quat: np.ndarray, q_cmd: np.ndarray) -> None:
         """Start tracking a new target from where the current joint command puts the TCP."""
@@ -117,13 +135,13 @@ class CartesianController:
         dist = _norm(delta)
         step = self.max_speed * dt
         sp = tp.copy() if dist <= step else sp + delta * (step / dist)
-        angle = _norm(quat_error(tq, sq))
+        angle = _norm(self.kin.rotation_error(tq, sq, self._turn))
         rstep = self.max_rot * dt
         sq = tq.copy() if angle <= rstep else slerp(sq, tq, rstep / angle)
         self.setpoint = (sp, sq)
         q = q_cmd
         for _ in range(2):
-            q, _, _ = self.kin.ik_step(q, sp, sq)
+            q = self.kin.ik_update(q, sp, sq)
         return q
 
     def arrived(self) -> bool:

@@ -37,8 +37,6 @@ from jarvis_sim.backends.mujoco.scene import SimConfig
 from jarvis_sim.backends.mujoco.sensing import Sensing
 from jarvis_sim.backends.mujoco.snapshots import MujocoSnapshot, Snapshots
 
-_BAD_QACC = int(mujoco.mjtWarning.mjWARN_BADQACC)
-
 
 class MujocoBackend(SceneLoading, ClutchWelds, ClutchLoads, ClutchSlip, ArmAndReflex, GraspLock, Sensing, Snapshots):
     """A Franka Panda LEGO workspace in MuJoCo (CPU, offscreen EGL/OSMesa rendering)."""
@@ -75,23 +73,24 @@ class MujocoBackend(SceneLoading, ClutchWelds, ClutchLoads, ClutchSlip, ArmAndRe
         m, d = self.model, self.data
         substeps = max(1, round(self.control_dt / m.opt.timestep))
         fractions = np.array([k / substeps for k in range(1, substeps + 1)])
-        arm = self._arm_act
+        arm_ctrl, bad_qacc, qacc = self._arm_ctrl, self._bad_qacc, self._qacc  # live views (loading._index_model)
         for _ in range(n):
             if self.cart.target is not None:
                 self.q_cmd = self.cart.tick(self.q_cmd, self.control_dt)
             self._ramp_grip()
             # The joint command follows q_cmd within the Panda's limits, interpolated over the physics steps so the
             # servos never see a jump.
-            q_prev = self.limiter.q.copy()
+            q_prev = self.limiter.q  # tick() replaces it with a new array, never writes it in place
             q_next = self.limiter.tick(self.q_cmd, self.control_dt)
             self._sync_collision_groups()
             ramp = q_prev + np.multiply.outer(fractions, q_next - q_prev)  # one row per physics step
-            diverged, t0 = d.warning[_BAD_QACC].number, d.time
+            diverged, t0 = bad_qacc.number, d.time
             for k in range(substeps):
-                d.ctrl[arm] = ramp[k]
+                arm_ctrl[:] = ramp[k]
                 mujoco.mj_step(m, d)
-            if d.warning[_BAD_QACC].number != diverged or not np.isfinite(d.qacc).all():
-                self._diverged(int(d.warning[_BAD_QACC].lastinfo), t0)
+            if bad_qacc.number != diverged or not np.isfinite(qacc).all():
+                self._diverged(int(bad_qacc.lastinfo), t0)
+            self._wrist.sample()  # the force estimate's noise: a fresh sample each control tick
             self._reflex_tick()
             # The grip and the clutch share one load path: when the fingers slip, what they pass on is bounded by their
             # friction, so the clutch is judged on the loads scaled back to the moment of slipping.

@@ -20,6 +20,9 @@ from jarvis_sim.backends.mujoco.scene import CLUTCH_TORQUESCALE
 from jarvis_sim.lego.statics import GROUND as GROUND_INDEX
 from jarvis_sim.lego.statics import admissible
 
+# No welds loaded (most ticks: a sleeping structure's welds have no rows): empty, so sharing them is safe.
+_NO_EQS = np.zeros(0, dtype=int)
+_NO_ROWS = np.zeros((0, 3))
 ON_PLANE_M = 0.002  # a loose cluster whose bricks are this far off their stud planes is not analysed on them
 
 
@@ -39,11 +42,11 @@ class ClutchLoads(MujocoCore):
         # every tick, and while the structure sleeps its welds have no rows at all.
         ne = d.ne
         if ne == 0 or not self._partner:
-            return np.zeros(0, dtype=int), np.zeros((0, 3)), np.zeros((0, 3))
+            return _NO_EQS, _NO_ROWS, _NO_ROWS
         ids = d.efc_id[:ne]
         rows = np.flatnonzero(self._is_clutch[ids])
         if not len(rows):
-            return np.zeros(0, dtype=int), np.zeros((0, 3)), np.zeros((0, 3))
+            return _NO_EQS, _NO_ROWS, _NO_ROWS
         ids = ids[rows]
         f = d.efc_force[rows].reshape(-1, 6)
         eqs = ids[::6]
@@ -270,18 +273,27 @@ class ClutchLoads(MujocoCore):
         use = utilisation(force, moment, cap)
         bricks = self._eq_brick[eqs]
         ids, counts = np.unique(bricks, return_counts=True)
-        for k_brick in ids[counts > 1]:  # this runs every tick: only bricks on several supports cost more
-            ks = np.flatnonzero(bricks == k_brick)
-            combined = self._brick_capacity(self._brick_ids[int(k_brick)])
-            if combined is None:
-                continue
-            total = force[ks].sum(axis=0)
-            # Each row's moment is about its own engaged centre (brick origin - offset): move it to the combined one.
-            lever = combined[4:7][None, :] - cap[ks, 4:7]
-            about = (moment[ks] + np.cross(lever, force[ks])).sum(axis=0)
-            whole = float(utilisation(total[None, :], about[None, :], combined[None, :])[0])
-            pull = np.maximum(force[ks, 2], 0.0) / cap[ks, 1]
-            use[ks] = np.maximum(pull, whole)
+        several = ids[counts > 1]
+        if not len(several):
+            return use
+        # Every brick on several supports at once (this runs every tick while a structure is awake): its rows grouped
+        # together in their order, summed row after row by reduceat as sum(axis=0) sums them brick by brick.
+        combined_rows = [self._brick_capacity(self._brick_ids[int(k)]) for k in several.tolist()]
+        judged = [k for k, row in zip(several.tolist(), combined_rows, strict=True) if row is not None]
+        if not judged:
+            return use
+        combined = np.array([row for row in combined_rows if row is not None])
+        ks = np.flatnonzero(np.isin(bricks, judged))
+        ks = ks[np.argsort(bricks[ks], kind="stable")]
+        which = np.searchsorted(np.asarray(judged), bricks[ks])  # several (hence judged) is sorted
+        starts = np.flatnonzero(np.r_[True, which[1:] != which[:-1]])
+        total = np.add.reduceat(force[ks], starts, axis=0)
+        # Each row's moment is about its own engaged centre (brick origin - offset): move it to the combined one.
+        lever = combined[which, 4:7] - cap[ks, 4:7]
+        about = np.add.reduceat(moment[ks] + np.cross(lever, force[ks]), starts, axis=0)
+        whole = utilisation(total, about, combined)
+        pull = np.maximum(force[ks, 2], 0.0) / cap[ks, 1]
+        use[ks] = np.maximum(pull, whole[which])
         return use
 
     def _brick_capacity(self, brick: str) -> np.ndarray | None:

@@ -17,6 +17,7 @@ from jarvis_sim.backends.mujoco.clutch import (
 )
 from jarvis_sim.backends.mujoco.collision_groups import cluster_masks
 from jarvis_sim.backends.mujoco.scene import SceneLayout, SimConfig
+from jarvis_sim.backends.mujoco.wrist_sensor import WristSensor
 from jarvis_sim.lego.assembly import brick_pose_in_world
 from jarvis_sim.lego.statics import Joint
 from jarvis_sim.tasks.spec import TaskSpec
@@ -64,6 +65,9 @@ class MujocoCore(Backend):
     _finger_qadr: np.ndarray
     _finger_dadr: np.ndarray
     _arm_act: np.ndarray
+    _arm_ctrl: np.ndarray  # live views of MjData (loading._index_model)
+    _bad_qacc: mujoco.MjWarningStat
+    _qacc: np.ndarray
     _grip_act: int
     _tcp: int
     _hand: int
@@ -116,7 +120,7 @@ class MujocoCore(Backend):
     _collision: tuple[str, str, float] | None
     _reflex_hold_n: float | None
     reflex_n: float
-    _wrist_bias: np.ndarray  # the arm's estimated external force's bias (wrist_sensor.py)
+    _wrist: WristSensor  # the arm's estimated external force's bias and noise
     q_cmd: np.ndarray
     grip_closed: bool
     grip_force: float

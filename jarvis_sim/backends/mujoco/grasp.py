@@ -105,4 +105,4 @@ class GraspLock(MujocoCore):
             sign = 1.0 if bodies[i, 1] == body else -1.0  # the force acts on geom2's body along the frame
             total += sign * (frame.T @ wrench[:3])
         capacity = 2.0 * float(m.geom_friction[self._pads[0], 0]) * self.grip_force
-        return float(np.linalg.norm(total)) / capacity
+        return math.sqrt(float(total.dot(total))) / capacity  # np.linalg.norm's formula, without its wrapper (per tick)

@@ -30,7 +30,7 @@ from jarvis_sim.backends.mujoco.scene import (
     clutch_eq_name,
     clutch_slots,
 )
-from jarvis_sim.backends.mujoco.wrist_sensor import wrist_bias
+from jarvis_sim.backends.mujoco.wrist_sensor import WristSensor
 from jarvis_sim.lego import units as u
 from jarvis_sim.lego.assembly import brick_pose_in_world
 from jarvis_sim.lego.catalog import part
@@ -74,6 +74,15 @@ class SceneLoading(MujocoCore):
         self._arm_dadr = np.array([m.jnt_dofadr[m.joint(j).id] for j in names.joints])
         self._finger_qadr = np.array([m.jnt_qposadr[m.joint(j).id] for j in names.finger_joints])
         self._arm_act = np.array([m.actuator(a).id for a in names.actuators])
+        # Live views step() reads every tick (an MjData attribute builds a new wrapper on each read): the arm's controls
+        # (the Panda's seven actuators come in a row), the BADQACC warning and the accelerations.
+        d = self.data
+        first = int(self._arm_act[0])
+        if not np.array_equal(self._arm_act, np.arange(first, first + len(self._arm_act))):
+            raise BackendError(f"the arm's actuators are not in a row in the compiled scene: {self._arm_act.tolist()}")
+        self._arm_ctrl = d.ctrl[first : first + len(self._arm_act)]
+        self._bad_qacc = d.warning[int(mujoco.mjtWarning.mjWARN_BADQACC)]
+        self._qacc = d.qacc
         self._grip_act = m.actuator(names.gripper_actuator).id
         self._tcp = m.site(names.tcp_site).id
         self._hand = m.body(names.hand_body).id
@@ -202,7 +211,7 @@ class SceneLoading(MujocoCore):
         self._lock_armed = False
         self._collision: tuple[str, str, float] | None = None
         self._reflex_hold_n: float | None = None  # least force since the last reflex stop, until it re-arms
-        self._wrist_bias = wrist_bias(seed)
+        self._wrist = WristSensor(seed)
         self.reflex_n = self.config.contact_reflex_n
         self.q_cmd = HOME_Q.copy()
         self.limiter.reset(HOME_Q)

@@ -46,6 +46,14 @@ TCP_FROM_HAND_M = 0.1034
 TIP_BELOW_TCP_M = 0.010
 DEFAULT_GRIP_FORCE_N = 5.0
 PAD_HALF_WIDTH_M = 0.0035  # LEGO fingertips: 7 mm wide pads
+# The finger pads' friction. Not from a source: no measured coefficient of a Franka fingertip (or of LEGO-handling
+# fingertips) on ABS was found (issue 28). The one published figure, the static coefficient BrickSim's Franka demos
+# give the hand's pads (github.com/intelligent-control-lab/BrickSim at 49f255a, demos/demo_assembly.py and
+# demo_inhand.py: static_friction=2.5, dynamic 2.0), is a simulator's setting, not a measurement, and with it the
+# oracle no longer builds jarvis-mini (v7-00013-tower/005 scored 88.3: the pads sliding up a seated brick in a narrow
+# slot carry it with them), so it is not taken. A pad holds a brick at this, the larger of the two geoms'
+# coefficients (bricks.ABS_ON_ABS_FRICTION is 0.2).
+PAD_FRICTION = 1.5
 
 # (name, parent-frame position, parent-frame rpy) of joints 1..7: Franka's URDF.
 _JOINT_ORIGINS: tuple[tuple[tuple[float, float, float], tuple[float, float, float]], ...] = (
@@ -162,9 +170,7 @@ def _add_finger(hand: mujoco.MjsBody, side: Literal["left", "right"]) -> None:
     # hand: the stock 19 mm pads overhang small bricks and strike neighbours clutched beside them.
     _box(finger, "", (0.0095, 0.006, 0.012), (0.0, sign * 0.010, 0.012), JOINT_RGBA)
     pad = _box(finger, f"panda/pad_{side}", (PAD_HALF_WIDTH_M, 0.004, 0.015), (0.0, sign * 0.004, 0.040), JOINT_RGBA)
-    # Not from a source: no published coefficient of LEGO-handling fingertips on ABS was found (issue 28). A pad
-    # holds a brick at this, the larger of the two geoms' coefficients (bricks.ABS_ON_ABS_FRICTION is 0.2).
-    pad.friction = [1.5, 0.005, 1e-4]
+    pad.friction = [PAD_FRICTION, 0.005, 1e-4]
     pad.condim = 4
     pad.solref = [0.004, 1.0]
     pad.solimp = [0.95, 0.99, 0.0005, 0.5, 2.0]

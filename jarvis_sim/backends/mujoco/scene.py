@@ -33,6 +33,13 @@ from jarvis_sim.tasks.variation import loose_bricks
 BASEPLATE_PART = "3811"
 BASEPLATE_COLOR = 2  # green
 TABLE_RGBA = (0.80, 0.74, 0.64, 1.0)
+# The table top's sliding friction: the static coefficient BrickSim's Franka assembly demo gives its tabletop
+# (github.com/intelligent-control-lab/BrickSim, demos/demo_assembly.py at 49f255a: static_friction=1.0,
+# dynamic_friction=0.8). A LEGO simulator's setting, not a measurement: no measured coefficient of ABS on a table top
+# (wood, laminate) was found, and the same simulator's in-hand demo gives its tabletop 5.0. MuJoCo has one
+# coefficient, the limit of its friction cone, so the static one. Bricks slide on the table at this, the larger of
+# the two geoms' coefficients (bricks.py).
+TABLE_FRICTION = 1.0
 TOP_CAMERA = "top"
 BASEPLATE_GEOM_PREFIX = "baseplate/"  # names of the baseplate's geoms (on the world body: see build_scene)
 SIDE_CAMERA = "side"
@@ -200,9 +207,7 @@ def build_scene(task: TaskSpec, config: SimConfig) -> tuple[mujoco.MjSpec, Scene
     table.pos = [(tx0 + tx1) / 2, (ty0 + ty1) / 2, -0.02]
     table.rgba = list(TABLE_RGBA)
     table.material = "matte"
-    # Not from a source: no published coefficient of ABS on a table top (wood or laminate) was found (issue 28 asks
-    # for one). Bricks slide on the table at this, the larger of the two geoms' coefficients (bricks.py).
-    table.friction = [1.0, 0.005, 1e-4]
+    table.friction = [TABLE_FRICTION, 0.005, 1e-4]
     table.condim = 3
     table.contype = 1
     table.conaffinity = 1

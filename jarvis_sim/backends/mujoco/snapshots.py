@@ -15,6 +15,7 @@ from jarvis_sim.backends.mujoco.clutch import (
     utilisation,
 )
 from jarvis_sim.backends.mujoco.core import SLEEP_FIELDS, MujocoCore
+from jarvis_sim.backends.mujoco.wrist_sensor import WristSensor
 from jarvis_sim.lego.assembly import brick_pose_in_world
 from jarvis_sim.lego.statics import Joint
 
@@ -48,7 +49,7 @@ class MujocoSnapshot:
     lock_armed: bool
     collision: tuple[str, str, float] | None
     reflex_n: float
-    wrist_bias: np.ndarray
+    wrist: WristSensor
     reflex_hold_n: float | None
     ee_target: tuple[np.ndarray, np.ndarray] | None
     ee_setpoint: tuple[np.ndarray, np.ndarray] | None
@@ -89,7 +90,7 @@ class Snapshots(MujocoCore):
             lock_armed=self._lock_armed,
             collision=self._collision,
             reflex_n=self.reflex_n,
-            wrist_bias=self._wrist_bias.copy(),
+            wrist=self._wrist.copy(),
             reflex_hold_n=self._reflex_hold_n,
             ee_target=None if self.cart.target is None else (self.cart.target[0].copy(), self.cart.target[1].copy()),
             ee_setpoint=None if self.cart.setpoint is None else (self.cart.setpoint[0].copy(), self.cart.setpoint[1].copy()),
@@ -125,7 +126,7 @@ class Snapshots(MujocoCore):
         self._lock_armed = snapshot.lock_armed
         self._collision = snapshot.collision
         self.reflex_n = snapshot.reflex_n
-        self._wrist_bias = snapshot.wrist_bias.copy()
+        self._wrist = snapshot.wrist.copy()
         self._reflex_hold_n = snapshot.reflex_hold_n
         self.cart.target = None if snapshot.ee_target is None else (snapshot.ee_target[0].copy(), snapshot.ee_target[1].copy())
         self.cart.setpoint = None if snapshot.ee_setpoint is None else (snapshot.ee_setpoint[0].copy(), snapshot.ee_setpoint[1].copy())
