@@ -26,6 +26,7 @@ from skills.geometry import (
 )
 from skills.hand import PAD
 from skills.library.common import go_home, wait_gripper
+from skills.library.grip_room import room_off_centre, supports_under
 from skills.library.picking import _pick
 from skills.library.push import (
     PUSH_EASE_MM,
@@ -103,40 +104,17 @@ def place(ctx: SkillContext, pose: Pose, press_supported: bool = False) -> Place
 def _supported_centre(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> tuple[float, float] | None:
     """The middle (x, y mm) of the held brick's studs, placed at `pose`, that stand over a perceived brick whose top is
     the placed brick's bottom; None when none does (on the ground every stud is supported: its centre)."""
-    taken = [stud for studs in _supports_under(ctx, pose, held).values() for stud in studs]
+    taken = [stud for studs in supports_under(ctx, pose, held).values() for stud in studs]
     if not taken:
         return None
     x, y = np.mean(taken, axis=0)
     return float(x), float(y)
 
 
-def _supports_under(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> dict[str, list[np.ndarray]]:
-    """The perceived bricks whose top is the bottom of the held brick placed at `pose`, each with the held brick's
-    studs (x, y mm) that stand over it."""
-    bottom = pose.z_mm - height_mm(height_kind(held))
-    supports = [d for pid, d in ctx.perceived.descriptors.items()
-                if pid != ctx.held and abs(d.top_z_mm - bottom) < 1.0]
-    yaw = math.radians(pose.yaw_deg)
-    along, across = np.array([math.cos(yaw), math.sin(yaw)]), np.array([-math.sin(yaw), math.cos(yaw)])
-    out: dict[str, list[np.ndarray]] = {}
-    for i in range(held.size[0]):
-        for j in range(held.size[1]):
-            stud = (np.array([pose.x_mm, pose.y_mm]) + ((i - (held.size[0] - 1) / 2) * along
-                                                        + (j - (held.size[1] - 1) / 2) * across) * PITCH_MM)
-            for d in supports:
-                dyaw = math.radians(d.yaw_deg)
-                rel = stud - (d.x_mm, d.y_mm)
-                if (abs(rel @ (math.cos(dyaw), math.sin(dyaw))) < d.size[0] * PITCH_MM / 2
-                        and abs(rel @ (-math.sin(dyaw), math.cos(dyaw))) < d.size[1] * PITCH_MM / 2):
-                    out.setdefault(d.id, []).append(stud)
-                    break
-    return out
-
-
 def _seat_press_n(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> float:
     """The press that seats the held brick at `pose`: PRESS_N_PER_CONNECTION for each perceived brick it stands on (the
     ground or baseplate is one), and the margin; never more than the press bound."""
-    connections = max(1, len(_supports_under(ctx, pose, held)))
+    connections = max(1, len(supports_under(ctx, pose, held)))
     return min(PRESS_N_PER_CONNECTION * connections + PRESS_MARGIN_N, PRESS_MAX_N)
 
 
@@ -155,6 +133,9 @@ def _place(ctx: SkillContext, pose: Pose, tolerance_mm: float,
     _check_free(ctx, pose, held)
     gripper_yaw = _free_gripper_yaw(ctx, pose, held)
     slide_off = False  # let go by sliding the lightly squeezing pads up the seated brick: no room to open beside it
+    room_at = room_off_centre(ctx, pose, held) if gripper_yaw is None and held.height == "plate" else None
+    if room_at is not None:  # the pick's grip, slid along the plate to where the pads have room
+        gripper_yaw, press_at = _gripper_yaw(ctx, pose.yaw_deg), room_at
     if gripper_yaw is None:
         shifted = _off_centre_room(ctx, pose, held)
         if shifted is not None:
@@ -380,7 +361,7 @@ def _tips_when_dropped(ctx: SkillContext, pose: Pose, held: BrickDescriptor) -> 
     centre lies within DROP_STABLE_MARGIN_MM of the edge of the perceived supports' cells under it (or outside them).
     A brick let go over supports all round it rests there (set-and-push is made for it: gripped by its top, one
     going in between neighbours tilts in the pads and jams on their edges)."""
-    studs = [stud for studs in _supports_under(ctx, pose, held).values() for stud in studs]
+    studs = [stud for studs in supports_under(ctx, pose, held).values() for stud in studs]
     if not studs or pose.z_mm - height_mm(height_kind(held)) < 0.5:
         return False  # on the ground every stud is supported
     yaw = math.radians(pose.yaw_deg)

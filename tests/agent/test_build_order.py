@@ -59,3 +59,35 @@ def test_the_careful_oracle_builds_the_rest_and_says_what_it_left_out(tmp_path: 
     assert done == {"a0": False, "a1": False, "a2": True}
     assert [c.args.get("stud_x") for c in record.rounds[0].skill_calls if c.name == "place_at"] == [0]
     assert "left out: a0" in record.rounds[0].stdout and "left out: a1" in record.rounds[0].stdout
+
+
+def _task(initial: list, steps: list[list]) -> TaskSpec:
+    targets = [b for step in steps for b in step]
+    return TaskSpec(
+        id="crafted-order", source_assembly="crafted", baseplate=True, initial=initial,
+        action_bricks=[ActionBrick(start=TablePose(x=0.40 + 0.05 * k, y=0.24, yaw=0.0), target=t)
+                       for k, t in enumerate(targets)],
+        manual_steps=[ManualStep(index=k, brick_ids=[b.id for b in step]) for k, step in enumerate(steps)],
+        time_budget_s=100.0,
+    )
+
+
+def test_a_brick_that_would_take_a_later_bricks_last_grip_waits_for_it() -> None:
+    """A 1x2 between two bricks at its ends keeps one grip (across its width); a 1x1 plate a stud beside it, placed
+    first as the manual says, would take that grip too. The oracle places the 1x2 first (its step is later), and
+    the plate, which still has a grip across its other side, after it."""
+    ends = [make_brick("w", "3005", 1, 3, 4, 0), make_brick("e", "3005", 1, 6, 4, 0)]
+    plate, brick = make_brick("p", "3024", 1, 4, 6, 0), make_brick("t", "3004", 1, 4, 4, 0)
+    task = _task(ends, [[plate], [brick]])
+    assert [(step, bid) for step, bid, _ in build_order(task)] == [(1, "t"), (0, "p")]
+    free = _task(ends, [[make_brick("p", "3024", 1, 4, 7, 0)], [brick]])  # a stud further: the manual's order
+    assert [(step, bid) for step, bid, _ in build_order(free)] == [(0, "p"), (1, "t")]
+
+
+def test_a_brick_whose_centre_is_over_its_supports_edge_is_pressed_over_its_studs() -> None:
+    """A 2x2 with one column on a 2x4 (its centre over the 2x4's end) turns about that edge when pressed at its
+    centre: it is pressed over its engaged studs. One set on the 2x4's middle is pressed at its centre."""
+    base = [make_brick("s", "3001", 4, 0, 0, 0)]
+    over_edge, middle = make_brick("a", "3003", 1, 3, 0, 3), make_brick("b", "3003", 1, 1, 0, 3)
+    assert build_order(_task(base, [[over_edge]])) == [(0, "a", True)]
+    assert build_order(_task(base, [[middle]])) == [(0, "b", False)]

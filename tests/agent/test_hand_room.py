@@ -1,9 +1,9 @@
-"""The oracle's hand-room test (agent.agents.oracle.hand_fits), which orders a step's bricks and which bench statics
+"""The oracle's hand-room test (agent.agents.hand_room.hand_fits), which orders a step's bricks and which bench statics
 uses for the hand's ceiling: a 1x2 hemmed in beside its first stud and at both ends."""
 
 from __future__ import annotations
 
-from agent.agents.oracle import hand_fits
+from agent.agents.hand_room import hand_fits
 from jarvis_sim.lego.assembly import make_brick
 
 ORIGIN = (0.3, -0.1, 0.0)

@@ -7,7 +7,7 @@ structure, pressed at its centre (where place() holds it) or over its engaged st
 with a finding, then the totals: the ceiling any agent's completion has without breaking something.
 
 Beside it, the hand's ceiling: the action bricks the Franka hand (skills/hand.py) has room to press on and let go
-of, placed in the oracle's order (agent.agents.oracle.grip_order, which puts bricks that would be hemmed in before
+of, placed in the oracle's order (agent.agents.hand_room.grip_order, which puts bricks that would be hemmed in before
 their neighbours within a manual step). A brick flanked on both sides of both grips (the pads need 10 mm beside
 it) cannot be placed by a parallel gripper in that order; place() refuses it as path_blocked. Two figures say
 what else would help: grips off the brick's centre (along the pads' width), and ordering over the whole task
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from common import emit, machine
 
-from agent.agents.oracle import grip_order, hand_fits
+from agent.agents.hand_room import grip_order, hand_fits
 from jarvis_sim.backends.mujoco.scene import SimConfig
 from jarvis_sim.tasks.build_statics import build_statics
 from jarvis_sim.tasks.registry import load_task, suite_task_ids
@@ -78,7 +78,7 @@ def main() -> None:
 def _hemmed_in(task: TaskSpec, off_centre: bool = False, by_step: bool = True) -> list[str]:
     """Action bricks beside which the hand has no room when they are placed in the oracle's order: within each manual
     step (what the oracle does), or, with `by_step` False, over all the task's action bricks at once (supports first).
-    `off_centre` also admits grips shifted along the pads' width (oracle.hand_fits)."""
+    `off_centre` also admits grips shifted along the pads' width (hand_room.hand_fits)."""
     target = task.target_assembly
     origin = task.workspace.lattice_origin
     present = list(task.initial)
