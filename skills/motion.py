@@ -70,7 +70,7 @@ PRESS_MAX_N = 40.0  # the press bound a skill may ask for (the Franka hand's fin
 # threshold below stands at least 8 of those above it, so a noisy reading neither fakes a contact nor a give
 # (tests/skills/test_press_thresholds.py).
 CONTACT_N = 0.3  # a guarded descent has touched when the tool feels this much upward force (a 1x1 seats at 1 N)
-TARE_WINDOW = 10  # the tare is the mean of the last this many readings before contact (noise / sqrt(10))
+TARE_WINDOW = 10  # the tare is the mean of the descent's first this many readings (noise / sqrt(10))
 GIVE_PULL_N = 1.0  # a seated part pulling the tool down this hard has snapped in
 PRESS_STEP_M = 0.00002  # the press deepens its target this much per tick (the arm's stiffness turns it into force)
 PRESS_DEPTH_MAX_M = 0.003  # nor deeper than this below the first contact
@@ -117,8 +117,8 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
     aim = np.array([float(bottom[0]), float(bottom[1])])  # the commanded x, y: the target plus the drift correction
     give = np.zeros(2)  # how far the tool has yielded to what it feels (see LATERAL_YIELD_M_PER_N)
     # The arm's force estimate is biased (a Panda's reads a few newtons with nothing touching) and noisy: it is
-    # tared on the way down, before anything touches the tool, by the mean of the last TARE_WINDOW readings (one a
-    # tick, each with its own noise), as a force controller averages its zero.
+    # tared at the top of the descent, before anything touches the tool, by the mean of its first TARE_WINDOW
+    # readings (one a tick, each with its own noise), as a force controller averages its zero.
     untouched: deque[np.ndarray] = deque(maxlen=TARE_WINDOW)
     tare = np.asarray(backend.tool_contact_force()[0], dtype=float)
     backend.set_contact_reflex(PRESS_MAX_N + 10.0)
@@ -133,8 +133,9 @@ def guarded_press(ctx: SkillContext, bottom: np.ndarray, quaternion: np.ndarray,
                 contact_z = float(tool[2])
                 target[2] = contact_z  # from where the tool is: its command runs ahead of it
             elif contact_z is None:
-                untouched.append(reading)
-                tare = np.mean(untouched, axis=0)
+                if len(untouched) < TARE_WINDOW:  # then frozen: a tare that kept following the readings down would
+                    untouched.append(reading)  # absorb a contact that builds up slowly (pads rubbing a neighbour)
+                    tare = np.mean(untouched, axis=0)
                 if target[2] <= bottom[2]:
                     if float(tool[2]) <= float(bottom[2]) + ARRIVED_M:
                         break  # the arm (which lags its target) got there without touching anything
