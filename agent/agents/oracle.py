@@ -88,7 +88,7 @@ def set_aside():
     return None
 
 
-def build(color, size, start, goal, lattice, press_supported=False, top=None, extent=None):
+def build(color, size, start, goal, lattice, press_supported=False, top=None, extent=None, tries={MAX_TRIES}):
     \"\"\"Pick the brick expected near `start` (mm) and place it on the build area's stud `lattice` (x, y, level,
     rotation), pressed over the studs it takes from below when `press_supported`. After a failed attempt the brick
     is looked for again, near its goal (mm) first, and the attempt repeated. A brick still in the hand after a refused
@@ -97,7 +97,7 @@ def build(color, size, start, goal, lattice, press_supported=False, top=None, ex
     PLACED, for repair().\"\"\"
     where = start
     before = []
-    for attempt in range({MAX_TRIES}):
+    for attempt in range(tries):
         bricks = observe()
         brick = locate(bricks, before, color, size, start, where)
         if brick is None:
@@ -159,7 +159,10 @@ def shows(bricks, entry):
     \"\"\"True when over every stud of a PLACED brick's footprint the camera sees its top, or a brick at least a plate
     higher that hides it (still in place, as far as a camera above can tell). A brick lifted off its studs, tilted or
     gone shows a lower or a different top somewhere.\"\"\"
-    goal, top, extent = entry[3], entry[5], entry[7]
+    size, goal, top, extent = entry[1], entry[3], entry[5], entry[7]
+    for b in bricks:  # seen where it stands (a partly hidden brick's outline is short of its footprint)
+        if tuple(b.size) == size and abs(b.x_mm - goal[0]) < 3.0 and abs(b.y_mm - goal[1]) < 3.0 and abs(b.top_z_mm - top) < 0.8:
+            return True
     for i in range(extent[0]):
         for j in range(extent[1]):
             x, y = goal[0] + (i - (extent[0] - 1) / 2) * 8.0, goal[1] + (j - (extent[1] - 1) / 2) * 8.0
@@ -179,11 +182,13 @@ def at_a_place(b):
 def knocked(bricks, color, size, start, goal):
     \"\"\"Id of the brick of this size that left its place at `goal` (mm), or None: one lying back at its `start` (set
     down there), else the nearest within {REPAIR_REACH_MM} mm of the goal that is outside the staging area or stacked, and at none
-    of the target's places (the colour breaks ties). Loose bricks still waiting in the staging area are never taken.\"\"\"
+    of the target's places (the colour breaks ties). Loose bricks still waiting in the staging area are never taken,
+    nor one partly hidden (under others, it still stands in the structure: its outline, short of its footprint, only
+    seems off its place).\"\"\"
     best = None
     best_key = None
     for b in bricks:
-        if tuple(b.size) != size or at_a_place(b):
+        if tuple(b.size) != size or at_a_place(b) or b.visible_fraction < 0.9:
             continue
         back = ((b.x_mm - start[0]) ** 2 + (b.y_mm - start[1]) ** 2) ** 0.5 < 6.0 and start != goal
         d = ((b.x_mm - goal[0]) ** 2 + (b.y_mm - goal[1]) ** 2) ** 0.5
@@ -213,7 +218,7 @@ def repair():
             continue
         REPAIRED.append(lattice)
         spot = [b for b in bricks if b.id == brick][0]
-        build(color, size, (spot.x_mm, spot.y_mm), goal, lattice, press, top, extent)
+        build(color, size, (spot.x_mm, spot.y_mm), goal, lattice, press, top, extent, tries=1)  # once: no hammering
         go_home()
         bricks = observe()
 '''
