@@ -141,32 +141,33 @@ PLACES = []  # (size, x, y, top) mm of every place of the target near the build:
 REPAIRED = []  # lattices of the bricks repair() built again: each is put back once, never twice
 
 
-def covered(bricks, x, y, top):
-    \"\"\"True when an observed brick's top face lies over (x, y) mm at `top` mm (0.8 mm either way) or at least a plate
-    higher.\"\"\"
+def tops_over(bricks, x, y):
+    \"\"\"The top heights (mm) of the observed bricks whose top face lies over (x, y) mm.\"\"\"
+    out = []
     for b in bricks:
-        if abs(b.top_z_mm - top) > 0.8 and b.top_z_mm < top + 2.4:
-            continue
         a = math.radians(b.yaw_deg)
         dx, dy = x - b.x_mm, y - b.y_mm
         along, across = dx * math.cos(a) + dy * math.sin(a), -dx * math.sin(a) + dy * math.cos(a)
         if abs(along) < b.size[0] * 4.0 - 2.0 and abs(across) < b.size[1] * 4.0 - 2.0:
-            return True
-    return False
+            out.append(b.top_z_mm)
+    return out
 
 
 def shows(bricks, entry):
-    \"\"\"True when over every stud of a PLACED brick's footprint the camera sees its top, or a brick at least a plate
-    higher that hides it (still in place, as far as a camera above can tell). A brick lifted off its studs, tilted or
-    gone shows a lower or a different top somewhere.\"\"\"
-    size, goal, top, extent = entry[1], entry[3], entry[5], entry[7]
-    for b in bricks:  # seen where it stands (a partly hidden brick's outline is short of its footprint)
+    \"\"\"False when the camera sees a PLACED brick gone from its place: over a stud of its footprint it sees a lower top
+    or one between its top and a plate above it (a brick lifted off its studs or tilted), and nothing at its top or
+    above; for a brick on level 0, also when nothing is seen there at all. Over a stud where no brick's outline is seen
+    (a partly hidden brick's outline is short of its footprint) nothing is known: it counts as in place.\"\"\"
+    size, goal, lattice, top, extent = entry[1], entry[3], entry[4], entry[5], entry[7]
+    for b in bricks:  # seen where it stands
         if tuple(b.size) == size and abs(b.x_mm - goal[0]) < 3.0 and abs(b.y_mm - goal[1]) < 3.0 and abs(b.top_z_mm - top) < 0.8:
             return True
     for i in range(extent[0]):
         for j in range(extent[1]):
-            x, y = goal[0] + (i - (extent[0] - 1) / 2) * 8.0, goal[1] + (j - (extent[1] - 1) / 2) * 8.0
-            if not covered(bricks, x, y, top):
+            tops = tops_over(bricks, goal[0] + (i - (extent[0] - 1) / 2) * 8.0, goal[1] + (j - (extent[1] - 1) / 2) * 8.0)
+            if any(abs(t - top) <= 0.8 or t >= top + 2.4 for t in tops):
+                continue
+            if tops or lattice[2] == 0:
                 return False
     return True
 
@@ -351,21 +352,21 @@ def _remembered(b: LatticeBrick, origin: tuple[float, float, float]
 
 
 def _places(task: TaskSpec) -> list[str]:
-    """Program lines declaring, for repair(), the target's places within REPAIR_REACH_MM of an action brick's goal for
-    the action bricks' sizes (PLACES: a brick seen at one is not taken for a knocked one), and the initial bricks the
-    action bricks rest on (PLACED: put back when knocked off)."""
+    """Program lines declaring, for repair(), the initial bricks the action bricks rest on (PLACED: put back when
+    knocked off), and the target's places within REPAIR_REACH_MM of an action brick's goal for the sizes of those and
+    of the action bricks (PLACES: a brick seen at one is not taken for a knocked one)."""
     target = task.target_assembly
     origin = task.workspace.lattice_origin
+    initial = {b.id for b in task.initial}
+    holding = sorted({s for a in task.action_bricks for s in target.supports(a.id)} & initial)
     action = [_remembered(a.target, origin) for a in task.action_bricks]
-    sizes = {a[1] for a in action}
+    sizes = {a[1] for a in action} | {_size(target[bid]) for bid in holding}
     places = []
     for b in target.bricks:
         _, size, goal, _, top = _remembered(b, origin)
         if size in sizes and any(math.dist(goal, a[2]) <= REPAIR_REACH_MM + 50.0 for a in action):
             places.append((size, goal[0], goal[1], top))
     lines = [f"PLACES.extend({places})"]
-    initial = {b.id for b in task.initial}
-    holding = sorted({s for a in task.action_bricks for s in target.supports(a.id)} & initial)
     for bid in holding:
         c, size, goal, lattice, top = _remembered(target[bid], origin)
         entry = (c, size, goal, goal, lattice, top, False, target[bid].extent)

@@ -151,3 +151,15 @@ def test_a_partly_hidden_brick_is_never_taken_for_a_knocked_one_and_repair_picks
     _placed(helpers)
     helpers["repair"]()
     assert skills.calls.count("pick") == 1
+
+
+def test_what_the_camera_cannot_see_counts_as_in_place_what_shows_lower_does_not() -> None:
+    on_top = ("red", (2, 1), (100.0, 50.0), (400.0, 0.0), (3, 4, 2, 0), 16.0, False, (2, 1))
+    helpers = _helpers(ScriptedSkills())
+    # Under a brick whose outline covers one stud only (the other outline, partly hidden, is short): in place.
+    assert helpers["shows"]([_seen("p1", 404.0, 0.0, 25.6, size=(1, 1))], on_top)
+    # Its support's top seen over a stud: gone. Resting on stud tops (1.7 mm high): gone.
+    assert not helpers["shows"]([_seen("p1", 400.0, 0.0, 9.6, size=(4, 2))], on_top)
+    assert not helpers["shows"]([_seen("p1", 400.5, 0.0, 17.7)], on_top)
+    # On level 0 nothing seen over it means the table: gone.
+    assert not helpers["shows"]([], ("red", (2, 1), (100.0, 50.0), (400.0, 0.0), (3, 4, 0, 0), 9.6, False, (2, 1)))
